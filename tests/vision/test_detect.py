@@ -1,0 +1,115 @@
+"""Detection on drawn table scenes: separate, touching, overlapping, stacked, hands."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from table_drawing import PALETTE, DrawnCard, grid_cards, render
+
+from companion.vision.calibration import MatCalibrator
+from companion.vision.detect import CardDetector, Detections, detect_unrectified
+
+
+def _detect(scene) -> Detections:
+    cal = MatCalibrator().calibrate(scene.image)
+    return CardDetector().detect(scene.image, cal)
+
+
+def _match(found_mm: np.ndarray, truth_mm: np.ndarray, tol: float = 6.0) -> tuple[int, int]:
+    """(true positives, false positives) by nearest centre within ``tol`` mm."""
+    used, tp = set(), 0
+    for c in found_mm:
+        d = np.linalg.norm(truth_mm - c, axis=1)
+        j = int(np.argmin(d)) if len(d) else -1
+        if j >= 0 and d[j] <= tol and j not in used:
+            used.add(j)
+            tp += 1
+    return tp, len(found_mm) - tp
+
+
+@pytest.mark.parametrize("seed,tilt,brightness", [(1, 0.0, 1.0), (2, 0.2, 0.7), (3, 0.1, 1.2)])
+def test_twenty_separate_cards_are_all_found(seed, tilt, brightness):
+    cards = grid_cards(20, seed=seed)
+    scene = render(cards, tilt=tilt, seed=seed, brightness=brightness)
+    det = _detect(scene)
+    truth = np.array([c.center_mm for c in cards])
+    tp, fp = _match(det.centers_mm, truth)
+    assert (tp, fp) == (20, 0)
+    assert np.all(det.visible > 0.95) and np.all(det.scores > 0.8)
+
+
+def test_outputs_are_parallel_and_consistent_with_the_camera():
+    cards = grid_cards(5, seed=4)
+    scene = render(cards, seed=4)
+    det = _detect(scene)
+    n = len(det)
+    assert n == 5
+    assert det.centers_mm.shape == (n, 2) and det.centers_px.shape == (n, 2)
+    assert det.radii_px.shape == det.visible.shape == det.scores.shape == (n,)
+    assert det.crops.shape == (n, 96, 96, 3) and det.crops.dtype == np.uint8
+    # centres in px are where the true homography puts the mm centres
+    px = (scene.mm_to_px @ np.c_[det.centers_mm, np.ones(n)].T).T
+    assert np.allclose(px[:, :2] / px[:, 2:], det.centers_px, atol=1.0)
+    # radius in px ~ 32.5 mm times the local scale (about 1.8 px/mm in this camera)
+    assert np.all((det.radii_px > 50) & (det.radii_px < 70))
+
+
+def test_crop_is_the_disc_centred_and_filling_the_crop():
+    scene = render([DrawnCard((300, 210), PALETTE[0])], seed=5)
+    (crop,) = _detect(scene).crops
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(float)
+    # the dark rim runs just inside the crop's edge all round; the mat shows in the corners
+    for band in (gray[48, :6], gray[48, -6:], gray[:6, 48], gray[-6:, 48]):
+        assert band.min() < 90, band
+    for y, x in ((2, 2), (2, 93), (93, 2), (93, 93)):
+        assert gray[y, x] > 150
+    assert gray[48, 48] > 150 or crop[48, 48, 2] > 150  # inside: the card's face
+
+
+def test_touching_and_overlapping_cards_with_the_top_one_known():
+    cards = [DrawnCard((200, 200), PALETTE[0]), DrawnCard((245, 200), PALETTE[1]),  # overlap
+             DrawnCard((300, 300), PALETTE[4]), DrawnCard((365, 300), PALETTE[5])]  # touch
+    det = _detect(render(cards, seed=6))
+    truth = np.array([c.center_mm for c in cards])
+    assert _match(det.centers_mm, truth) == (4, 0)
+    lower = int(np.argmin(np.linalg.norm(det.centers_mm - [200, 200], axis=1)))
+    upper = int(np.argmin(np.linalg.norm(det.centers_mm - [245, 200], axis=1)))
+    # the card drawn second lies on top: about 20% of the lower one is hidden
+    assert 0.7 < det.visible[lower] < 0.9
+    assert det.visible[upper] > 0.95
+
+
+def test_a_stack_is_one_card_the_top_one():
+    cards = [DrawnCard((400, 200), PALETTE[2]), DrawnCard((404, 205), PALETTE[3]),
+             DrawnCard((407, 203), PALETTE[6])]
+    det = _detect(render(cards, seed=7))
+    assert len(det) == 1
+    assert np.linalg.norm(det.centers_mm[0] - [407, 203]) < 4
+
+
+@pytest.mark.parametrize("tip", [(300, 200), (150, 300), (450, 150)])
+def test_hands_and_arms_are_not_cards(tip):
+    cards = [DrawnCard((120, 120), PALETTE[0])]
+    det = _detect(render(cards, hand_mm=tip, seed=8))
+    assert _match(det.centers_mm, np.array([c.center_mm for c in cards])) == (1, 0)
+
+
+def test_empty_mat_has_no_cards():
+    assert len(_detect(render([], seed=9))) == 0
+
+
+def test_no_mat_fallback_finds_circles_in_a_plain_photo():
+    img = np.full((600, 800, 3), (60, 90, 70), np.uint8)
+    for (x, y), r in (((300, 300), 150), ((620, 250), 120)):
+        cv2.circle(img, (x, y), r, (30, 30, 40), -1, cv2.LINE_AA)
+        cv2.circle(img, (x, y), r - 7, (235, 240, 240), -1, cv2.LINE_AA)
+    det = detect_unrectified(img)
+    assert len(det) == 2
+    order = np.argsort(det.centers_px[:, 0])
+    assert np.allclose(det.centers_px[order], [[300, 300], [620, 250]], atol=4)
+    assert np.allclose(det.radii_px[order], [150, 120], rtol=0.1)
+    assert np.all(np.isnan(det.centers_mm))
+    assert det.crops.shape == (2, 96, 96, 3)
+    with pytest.raises(ValueError, match="bad radius range"):
+        detect_unrectified(img, min_radius_px=50, max_radius_px=10)
