@@ -1,0 +1,317 @@
+"""Tracking: per-frame readings -> a stable table, and events when it changes.
+
+A single frame can lie (motion blur, a glare, a finger over a card), so a card is "on the
+table" only after its position and reading have held for ``stable_frames`` frames, and it
+is gone only after ``remove_frames`` frames without it. Frames with motion (a hand moving
+over the cards) or a hand resting on the table do not count for the cards near it, neither
+as sightings nor as absences: the tracker waits for the hand to leave.
+
+Events: ``appeared`` (a card settled; ``covers`` names the card it was laid on), ``removed``,
+``cleared`` (a zone that held cards is now empty) and ``unsure``: a card settled but the
+readings are not confident or do not agree, so the event lists the top candidates and
+leaves the decision to a person. The tracker never turns a doubtful reading into a card.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.layouts import Layout
+from companion.vision.detect import Detections, skin_mask
+
+FACE_DOWN = "face-down"
+
+
+@dataclass(frozen=True)
+class TrackEvent:
+    kind: str  # "appeared" | "removed" | "cleared" | "unsure"
+    card_id: str | None  # None: face-down card (appeared/removed), unsure, or cleared
+    center_mm: tuple[float, float]
+    zone: str | None  # the layout zone the card is in (None outside every zone)
+    confidence: float  # 0..1: how sure the tracker is of card_id (unsure: of the best guess)
+    first_frame: int  # the frame span the decision rests on
+    last_frame: int
+    timestamp: float  # of last_frame
+    track_id: int = -1
+    candidates: tuple[tuple[str, float], ...] = ()  # unsure: the top readings
+    covers: str | None = None  # appeared: the card it was laid on top of
+
+    def to_json(self) -> dict:
+        d = {"kind": self.kind, "card": self.card_id, "zone": self.zone,
+             "center_mm": [round(float(v), 1) for v in self.center_mm],
+             "confidence": round(float(self.confidence), 3),
+             "frames": [self.first_frame, self.last_frame],
+             "timestamp": round(self.timestamp, 3), "track": self.track_id}
+        if self.candidates:
+            d["candidates"] = [[c, round(p, 3)] for c, p in self.candidates]
+        if self.covers:
+            d["covers"] = self.covers
+        return d
+
+
+@dataclass(frozen=True)
+class MotionMap:
+    """Where something is moving or a hand lies, on the rectified table grid."""
+
+    mask: np.ndarray  # bool (H, W) at px_per_mm
+    px_per_mm: float
+    _integral: np.ndarray = field(repr=False, default=None)
+
+    @classmethod
+    def still(cls, shape: tuple[int, int], px_per_mm: float) -> MotionMap:
+        return cls.of(np.zeros(shape, bool), px_per_mm)
+
+    @classmethod
+    def of(cls, mask: np.ndarray, px_per_mm: float) -> MotionMap:
+        return cls(mask, px_per_mm, cv2.integral(mask.astype(np.uint8)))
+
+    @property
+    def fraction(self) -> float:
+        return float(self.mask.mean()) if self.mask.size else 0.0
+
+    def near(self, points_mm: np.ndarray, radius_mm: float) -> np.ndarray:
+        """(N,) bool: any motion within a square of half-side ``radius_mm`` of each point."""
+        pts = np.asarray(points_mm, float).reshape(-1, 2) * self.px_per_mm
+        h, w = self.mask.shape
+        r = radius_mm * self.px_per_mm
+        x0 = np.clip((pts[:, 0] - r).astype(int), 0, w)
+        x1 = np.clip((pts[:, 0] + r).astype(int) + 1, 0, w)
+        y0 = np.clip((pts[:, 1] - r).astype(int), 0, h)
+        y1 = np.clip((pts[:, 1] + r).astype(int) + 1, 0, h)
+        s = self._integral
+        total = s[y1, x1] - s[y0, x1] - s[y1, x0] + s[y0, x0]
+        return total > 0
+
+
+class MotionGate:
+    """Frame differencing plus skin, on the small rectified view: ``update(view) -> map``."""
+
+    def __init__(self, px_per_mm: float, threshold: int = 22, min_blob_mm2: float = 300.0,
+                 card_radius_mm: float = 32.5, use_skin: bool = True):
+        self.px_per_mm = px_per_mm
+        self.threshold = threshold
+        self.min_blob_px = max(1, int(min_blob_mm2 * px_per_mm ** 2))
+        self.card_radius_mm = card_radius_mm
+        self.use_skin = use_skin
+        self._prev: np.ndarray | None = None
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+    def reset(self) -> None:
+        self._prev = None
+
+    def update(self, view: np.ndarray, cards: Detections | None = None) -> MotionMap:
+        gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (5, 5), 1.0)
+        if self._prev is None or self._prev.shape != gray.shape:
+            moving = np.zeros(gray.shape, np.uint8)
+        else:
+            moving = (cv2.absdiff(gray, self._prev) > self.threshold).astype(np.uint8)
+        self._prev = gray
+        if self.use_skin:
+            skin = skin_mask(view).astype(np.uint8)
+            if cards is not None and len(cards):
+                # Skin tones inside a card's face are art, not a hand.
+                r = int(self.card_radius_mm * self.px_per_mm) + 1
+                for c in cards.centers_mm * self.px_per_mm:
+                    cv2.circle(skin, (int(c[0]), int(c[1])), r, 0, -1)
+            moving |= skin
+        moving = cv2.morphologyEx(moving, cv2.MORPH_OPEN, self._kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(moving, connectivity=8)
+        keep = np.zeros(n, bool)
+        keep[1:] = stats[1:, cv2.CC_STAT_AREA] >= self.min_blob_px
+        return MotionMap.of(keep[labels], self.px_per_mm)
+
+
+@dataclass
+class _Track:
+    id: int
+    center: np.ndarray
+    first_frame: int
+    last_seen: int
+    readings: deque  # of (label, confidence, topk) for the last `window` sightings
+    label: str | None = None  # the settled reading (FACE_DOWN for backs)
+    settled: bool = False
+    unsure: bool = False  # settled, but announced as unsure
+    missed: int = 0
+    history: list[str] = field(default_factory=list)  # cards it covered, bottom first
+
+
+class TableTracker:
+    """Temporal voting over detections + classifications: ``update(...) -> events``."""
+
+    def __init__(self, layout: Layout | None = None, stable_frames: int = 5,
+                 remove_frames: int = 8, min_confidence: float = 0.8,
+                 min_agreement: float = 0.8, match_mm: float = 22.0,
+                 zone_radius_mm: float = 45.0, motion_radius_mm: float = 40.0):
+        self.layout = layout
+        self.stable_frames = stable_frames
+        self.remove_frames = remove_frames
+        self.min_confidence = min_confidence
+        self.min_agreement = min_agreement
+        self.match_mm = match_mm
+        self.zone_radius_mm = zone_radius_mm
+        self.motion_radius_mm = motion_radius_mm
+        self.reset()
+
+    def reset(self) -> None:
+        self._tracks: list[_Track] = []
+        self._next_id = 0
+        self._zone_counts: Counter = Counter()
+
+    @property
+    def table(self) -> dict[str, list[str]]:
+        """Zone (or "elsewhere") -> the settled face-up cards there, for the dashboard."""
+        out: dict[str, list[str]] = {}
+        for t in self._tracks:
+            if t.settled and t.label and t.label != FACE_DOWN and not t.unsure:
+                out.setdefault(self._zone(t.center) or "elsewhere", []).append(t.label)
+        return out
+
+    def _zone(self, center: np.ndarray) -> str | None:
+        if self.layout is None:
+            return None
+        z = self.layout.zone_at(float(center[0]), float(center[1]), self.zone_radius_mm)
+        return z.id if z else None
+
+    def update(self, frame_index: int, timestamp: float, detections: Detections,
+               classifications, motion: MotionMap | None = None) -> list[TrackEvent]:
+        """``classifications`` has parallel ``card_ids``, ``confidence``, ``face_down``,
+        ``not_card`` and ``topk`` (see ``companion.vision.classify.Classifications``)."""
+        n = len(detections)
+        if len(classifications) != n:
+            raise ValueError(f"{n} detections but {len(classifications)} classifications")
+        gated_det = (motion.near(detections.centers_mm, self.motion_radius_mm)
+                     if motion is not None and n else np.zeros(n, bool))
+        obs = []
+        for i in range(n):
+            if gated_det[i]:
+                continue
+            label = classifications.card_ids[i]
+            if label is None:
+                fd, nc = float(classifications.face_down[i]), float(classifications.not_card[i])
+                if nc >= fd:
+                    continue  # not a card: nothing to track
+                label, conf, topk = FACE_DOWN, fd, ()
+            else:
+                conf = float(classifications.confidence[i])
+                topk = tuple(classifications.topk[i])
+            obs.append((detections.centers_mm[i], label, conf, topk))
+
+        matched = self._associate(obs)
+        events: list[TrackEvent] = []
+        for t in list(self._tracks):
+            gated = motion is not None and bool(motion.near(t.center[None],
+                                                            self.motion_radius_mm)[0])
+            o = matched.get(t.id)
+            if o is not None:
+                center, label, conf, topk = o
+                t.center = 0.7 * t.center + 0.3 * np.asarray(center, float)
+                t.last_seen, t.missed = frame_index, 0
+                t.readings.append((label, conf, topk))
+                events += self._vote(t, frame_index, timestamp)
+            elif not gated:
+                t.missed += 1
+                if t.missed >= (self.remove_frames if t.settled else self.stable_frames):
+                    self._tracks.remove(t)
+                    if t.settled:
+                        events.append(self._event("removed", t, t.label if t.label != FACE_DOWN
+                                                  else None, 1.0, frame_index, timestamp))
+        for center, label, conf, topk in (o for k, o in matched.items() if k < 0):
+            t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
+                       deque(maxlen=self.stable_frames * 2))
+            self._next_id += 1
+            t.readings.append((label, conf, topk))
+            self._tracks.append(t)
+        return events + self._cleared(frame_index, timestamp)
+
+    def _associate(self, obs: list) -> dict[int, tuple]:
+        """Greedy nearest matching of observations to tracks; new ones get keys -1, -2..."""
+        out: dict[int, tuple] = {}
+        pairs = []
+        for i, o in enumerate(obs):
+            for t in self._tracks:
+                d = float(np.hypot(*(t.center - o[0])))
+                if d <= self.match_mm:
+                    pairs.append((d, i, t.id))
+        used_o, used_t = set(), set()
+        for _d, i, tid in sorted(pairs):
+            if i in used_o or tid in used_t:
+                continue
+            used_o.add(i)
+            used_t.add(tid)
+            out[tid] = obs[i]
+        for i, o in enumerate(obs):
+            if i not in used_o:
+                out[-1 - i] = o
+        return out
+
+    def _vote(self, t: _Track, frame: int, ts: float) -> list[TrackEvent]:
+        recent = list(t.readings)[-self.stable_frames:]
+        if len(recent) < self.stable_frames:
+            return []
+        votes = Counter(r[0] for r in recent)
+        label, count = votes.most_common(1)[0]
+        agreement = count / len(recent)
+        if label == t.label and t.settled:
+            if t.unsure and agreement >= self.min_agreement:
+                conf = self._confidence(recent, label)
+                if conf >= self.min_confidence:  # the doubt resolved itself
+                    t.unsure = False
+                    return [self._event("appeared", t, label, conf, frame, ts)]
+            return []
+        if agreement < self.min_agreement and t.settled:
+            return []  # readings are changing: wait for them to settle
+        covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
+                  else None)
+        if covers:
+            t.history.append(covers)
+        conf = self._confidence(recent, label)
+        first = max(t.first_frame, frame - self.stable_frames + 1)
+        t.settled, t.label = True, label
+        if label == FACE_DOWN:
+            t.unsure = False
+            return [self._event("appeared", t, None, conf, frame, ts, first=first)]
+        if agreement >= self.min_agreement and conf >= self.min_confidence:
+            t.unsure = False
+            return [self._event("appeared", t, label, conf, frame, ts, first=first,
+                                covers=covers)]
+        t.unsure = True
+        return [self._event("unsure", t, None, conf, frame, ts, first=first,
+                            candidates=self._candidates(recent))]
+
+    @staticmethod
+    def _confidence(recent: list, label: str) -> float:
+        """Mean confidence of the winning reading, counting disagreeing frames as zero."""
+        return float(sum(c for lab, c, _ in recent if lab == label) / len(recent))
+
+    @staticmethod
+    def _candidates(recent: list) -> tuple[tuple[str, float], ...]:
+        total: Counter = Counter()
+        for _, _, topk in recent:
+            for card, p in topk:
+                total[card] += p / len(recent)
+        return tuple((c, float(p)) for c, p in total.most_common(3))
+
+    def _event(self, kind: str, t: _Track, card: str | None, conf: float, frame: int,
+               ts: float, first: int | None = None, covers: str | None = None,
+               candidates: tuple = ()) -> TrackEvent:
+        c = (float(t.center[0]), float(t.center[1]))
+        return TrackEvent(kind, card, c, self._zone(t.center), conf,
+                          t.first_frame if first is None else first, frame, ts, t.id,
+                          candidates, covers)
+
+    def _cleared(self, frame: int, ts: float) -> list[TrackEvent]:
+        if self.layout is None:
+            return []
+        counts = Counter(self._zone(t.center) for t in self._tracks if t.settled)
+        events = []
+        for zone, before in self._zone_counts.items():
+            if zone is not None and before > 0 and counts.get(zone, 0) == 0:
+                z = self.layout.zone(zone)
+                events.append(TrackEvent("cleared", None, z.center_mm, zone, 1.0, frame, frame,
+                                         ts))
+        self._zone_counts = counts
+        return events

@@ -1,0 +1,170 @@
+"""Tracker: temporal voting, removal, zones, the motion gate and unsure readings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from companion.layouts import load_layout
+from companion.vision.detect import Detections
+from companion.vision.track import MotionGate, MotionMap, TableTracker
+
+LAYOUT = load_layout("kendra-kari")
+POS = {z.id: z.center_mm for z in LAYOUT.zones}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the classifier says about one card (an oracle built in the test)."""
+
+    card: str | None
+    conf: float = 0.99
+    face_down: bool = False
+    topk: tuple = ()
+
+
+@dataclass(frozen=True)
+class FakeClassifications:
+    card_ids: list
+    confidence: np.ndarray
+    face_down: np.ndarray
+    not_card: np.ndarray
+    topk: list
+
+    def __len__(self):
+        return len(self.card_ids)
+
+
+def frame(cards: list[tuple[tuple[float, float], Reading]]) -> tuple[Detections, FakeClassifications]:
+    n = len(cards)
+    centers = np.array([c for c, _ in cards], float).reshape(n, 2)
+    det = Detections(centers, centers * 2, np.full(n, 60.0), np.ones(n),
+                     np.zeros((n, 96, 96, 3), np.uint8), np.ones(n))
+    cls = FakeClassifications(
+        [None if r.face_down else r.card for _, r in cards],
+        np.array([r.conf for _, r in cards]),
+        np.array([0.99 if r.face_down else 0.0 for _, r in cards]),
+        np.array([0.0 if (r.face_down or r.card) else 0.99 for _, r in cards]),
+        [list(r.topk or ((r.card, r.conf),)) if r.card else [] for _, r in cards])
+    return det, cls
+
+
+def run(tracker: TableTracker, frames: list, start: int = 0, motion=None) -> list:
+    events = []
+    for k, cards in enumerate(frames):
+        det, cls = frame(cards)
+        m = motion[k] if motion is not None else None
+        events += tracker.update(start + k, (start + k) / 30, det, cls, m)
+    return events
+
+
+def test_a_card_appears_only_once_it_is_stable():
+    tr = TableTracker(LAYOUT, stable_frames=5)
+    seen = [(POS["pos1"], Reading("surya-7"))]
+    assert run(tr, [seen] * 4) == []
+    (ev,) = run(tr, [seen], start=4)
+    assert (ev.kind, ev.card_id, ev.zone) == ("appeared", "surya-7", "pos1")
+    assert (ev.first_frame, ev.last_frame) == (0, 4)
+    assert ev.confidence == pytest.approx(0.99)
+    assert run(tr, [seen] * 10, start=5) == []  # no repeats while it lies there
+    assert tr.table == {"pos1": ["surya-7"]}
+
+
+def test_flicker_and_jitter_make_no_events():
+    tr = TableTracker(LAYOUT, stable_frames=5)
+    frames = []
+    for k in range(30):
+        cards = [((POS["pos2"][0] + (k % 3) - 1, POS["pos2"][1]), Reading("barat-raja"))]
+        if k % 7 == 3:  # a one-frame ghost somewhere else
+            cards.append(((150.0, 380.0), Reading("phul-2")))
+        if k % 5 == 2:  # a missed detection
+            cards = cards[1:]
+        frames.append(cards)
+    events = run(tr, frames)
+    assert [(e.kind, e.card_id) for e in events] == [("appeared", "barat-raja")]
+
+
+def test_removal_and_zone_cleared():
+    tr = TableTracker(LAYOUT, stable_frames=3, remove_frames=4)
+    both = [(POS["pos1"], Reading("surya-1")), (POS["pos7"], Reading("chandra-5"))]
+    run(tr, [both] * 5)
+    events = run(tr, [[both[1]]] * 6, start=5)
+    kinds = [(e.kind, e.card_id, e.zone) for e in events]
+    assert kinds == [("removed", "surya-1", "pos1"), ("cleared", None, "pos1")]
+    assert events[0].last_frame == 8  # the 4th frame without it
+
+
+def test_a_hand_over_the_cards_is_not_a_removal():
+    tr = TableTracker(LAYOUT, stable_frames=3, remove_frames=3)
+    card = [(POS["pos3"], Reading("ghulam-vizier"))]
+    run(tr, [card] * 5)
+    mask = np.zeros((252, 356), bool)
+    x, y = (np.array(POS["pos3"]) * 0.6).astype(int)
+    mask[y - 30:y + 30, x - 30:x + 30] = True
+    hand = MotionMap.of(mask, 0.6)
+    still = MotionMap.still(mask.shape, 0.6)
+    # 20 frames where the card is hidden under a moving hand: nothing is decided
+    assert run(tr, [[]] * 20, start=5, motion=[hand] * 20) == []
+    # and readings seen through the hand (fingers over the art) do not count either
+    wrong = [(POS["pos3"], Reading("phul-3"))]
+    assert run(tr, [wrong] * 10, start=25, motion=[hand] * 10) == []
+    assert run(tr, [card] * 5, start=35, motion=[still] * 5) == []
+    assert tr.table == {"pos3": ["ghulam-vizier"]}
+
+
+def test_low_confidence_becomes_unsure_with_candidates_never_a_card():
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=0.8)
+    top = (("kurma-9", 0.55), ("kurma-6", 0.30), ("varaha-9", 0.1))
+    card = [(POS["pos4"], Reading("kurma-9", conf=0.55, topk=top))]
+    events = run(tr, [card] * 12)
+    assert [e.kind for e in events] == ["unsure"]
+    assert events[0].card_id is None
+    assert [c for c, _ in events[0].candidates] == ["kurma-9", "kurma-6", "varaha-9"]
+    assert tr.table == {}
+
+
+def test_disagreeing_readings_are_unsure():
+    tr = TableTracker(LAYOUT, stable_frames=4)
+    frames = [[(POS["pos5"], Reading("matsya-3" if k % 2 else "matsya-8"))] for k in range(12)]
+    events = run(tr, frames)
+    assert events and all(e.kind == "unsure" for e in events)
+
+
+def test_a_card_laid_on_another_covers_it():
+    tr = TableTracker(LAYOUT, stable_frames=3)
+    run(tr, [[(POS["pos6"], Reading("cheng-2"))]] * 4)
+    events = run(tr, [[(POS["pos6"], Reading("cheng-vizier"))]] * 4, start=4)
+    assert [(e.kind, e.card_id, e.covers) for e in events] == [
+        ("appeared", "cheng-vizier", "cheng-2")]
+
+
+def test_face_down_cards_are_tracked_without_a_name():
+    tr = TableTracker(LAYOUT, stable_frames=3)
+    events = run(tr, [[(POS["stock"], Reading(None, face_down=True))]] * 4)
+    assert [(e.kind, e.card_id, e.zone) for e in events] == [("appeared", None, "stock")]
+    assert tr.table == {}
+
+
+def test_mismatched_inputs_are_an_error():
+    det, _ = frame([(POS["pos1"], Reading("surya-7"))])
+    _, cls = frame([])
+    with pytest.raises(ValueError, match="1 detections but 0 classifications"):
+        TableTracker().update(0, 0.0, det, cls)
+
+
+def test_motion_gate_sees_a_change_and_skin():
+    gate = MotionGate(px_per_mm=0.6, use_skin=False)
+    view = np.full((252, 356, 3), 200, np.uint8)
+    assert not gate.update(view).mask.any()
+    moved = view.copy()
+    moved[100:140, 200:260] = 40
+    m = gate.update(moved)
+    assert m.near(np.array([[230 / 0.6, 120 / 0.6]]), 10)[0]
+    assert not m.near(np.array([[50.0, 50.0]]), 10)[0]
+    skin_gate = MotionGate(px_per_mm=0.6)
+    hand = view.copy()
+    hand[50:120, 20:90] = (120, 150, 205)  # a resting hand: no motion, but skin
+    skin_gate.update(hand)
+    assert skin_gate.update(hand).near(np.array([[55 / 0.6, 85 / 0.6]]), 5)[0]
