@@ -25,18 +25,52 @@ from typing import Any
 
 from companion.cards import Card, DeckKind, Suit, deck_cards
 from companion.games.base import (
-    GameOverError, IllegalMoveError, Move, NotYourTurnError, OptionsError, Result, make_rng,
+    GameOverError,
+    IllegalMoveError,
+    Move,
+    NotYourTurnError,
+    OptionsError,
+    Result,
+    make_rng,
     seat_name,
 )
-from companion.games.ganjifa_referee import TableReferee, Tracker, track  # noqa: F401
+from companion.games.ganjifa_referee import TableReferee, Tracker, track
 from companion.games.ganjifa_table import (
-    Kind, Options, Phase, Rules, Table, advance, new_table, result_of, rules_for,
+    Kind,
+    Options,
+    Phase,
+    Rules,
+    Table,
+    advance,
+    new_table,
+    result_of,
+    rules_for,
 )
 
-__all__ = ["NAME", "TITLE", "MIN_PLAYERS", "MAX_PLAYERS", "DECK", "Options", "State",
-           "new_game", "position", "current_player", "legal_moves", "apply", "is_over",
-           "result", "deal_of", "public_move", "TableReferee", "bot_move", "unbeatable",
-           "deni_cards", "Tracker", "track"]
+__all__ = [
+    "DECK",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "NAME",
+    "TITLE",
+    "Options",
+    "State",
+    "TableReferee",
+    "Tracker",
+    "apply",
+    "bot_move",
+    "current_player",
+    "deal_of",
+    "deni_cards",
+    "is_over",
+    "legal_moves",
+    "new_game",
+    "position",
+    "public_move",
+    "result",
+    "track",
+    "unbeatable",
+]
 
 NAME = "ganjifa"
 TITLE = "Ganjifa with Denis"

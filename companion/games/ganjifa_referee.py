@@ -27,7 +27,13 @@ from typing import Any
 from companion.cards import Card, Suit
 from companion.games.base import Move, Ruling, Verdict, announcement, seat_name
 from companion.games.ganjifa_table import (
-    Kind, Options, Phase, Table, advance, new_table, rules_for,
+    Kind,
+    Options,
+    Phase,
+    Table,
+    advance,
+    new_table,
+    rules_for,
 )
 
 ARITY = {"lead": 1, "follow": 1, "sacrifice": 1, "deni": 2, "double": 2, "pass": 0}
@@ -377,8 +383,8 @@ def _new_claims(pic: Picture, m: Move, step: int) -> tuple[tuple[Claim, ...], st
     if a == "sacrifice":
         return ((Claim("sacrifice-high", step, p, cards[0]),
                  Claim("no-unbeatable", step, p, None, t.played)),
-                f"the table cannot see that {seat_name(p)} has no unbeatable card and that the "
-                f"{cards[0].name} is their highest {cards[0].suit.title}")
+                (f"the table cannot see that {seat_name(p)} has no unbeatable card and that "
+                 f"the {cards[0].name} is their highest {cards[0].suit.title}"))
     if a == "pass":
         return ((Claim("no-unbeatable", step, p, None, t.played),),
                 f"the table cannot see that {seat_name(p)} has no unbeatable card left")
