@@ -228,9 +228,12 @@ def _canvas(size_px: int) -> tuple[np.ndarray, np.ndarray, Pen]:
     n = size_px * _SUPERSAMPLE
     img = np.zeros((n, n, 3), np.uint8)
     alpha = np.zeros((n, n), np.uint8)
-    r = n / 2 - 0.5 * _SUPERSAMPLE
-    cv2.circle(alpha, (n * 8, n * 8), int(r * 16), 255, -1, cv2.LINE_AA, 4)
-    return img, alpha, Pen(img, n / 2, n / 2, r, Ink(None, (0, 0, 0), 0, (0, 0, 0)))
+    # Centred on (n-1)/2 so that after the 2x reduction the disc sits at (size-1)/2,
+    # filling the square: scenes map the face's pixel grid onto a 65 mm disc.
+    c = (n - 1) / 2
+    cv2.circle(alpha, (round(c * 16), round(c * 16)), round((n / 2 - 0.25) * 16), 255, -1,
+               cv2.LINE_AA, 4)
+    return img, alpha, Pen(img, c, c, n / 2 - 0.5, Ink(None, (0, 0, 0), 0, (0, 0, 0)))
 
 
 def _check_size(size_px: int) -> None:
