@@ -1,0 +1,205 @@
+"""The one capture-and-referee thread of a table session, and the frame hub it feeds.
+
+A *feed* turns a frame source into :class:`FeedItem` values: the frame, what to draw on it
+(zone outlines, each card's name and confidence) and what the table saw happen (moves,
+unsure readings, questions). :class:`CaptureThread` consumes one feed, hands observations
+to the :class:`~companion.web.table.TableSession` (which stores, judges and signals) and
+the annotated frame to the :class:`FrameHub`, which every MJPEG viewer shares: a frame is
+JPEG-encoded once, and only while somebody watches.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from companion.games.base import Move
+from companion.web.table import TableError, TableSession
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CardOverlay:
+    center_px: tuple[float, float]
+    radius_px: float
+    label: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Observation:
+    kind: str  # "move", "unsure" or "question"
+    move: Move | None = None
+    text: str = ""
+    choices: tuple[dict[str, Any], ...] = ()
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FeedItem:
+    frame: np.ndarray | None
+    index: int
+    timestamp: float  # seconds, media time of the frame
+    zones_px: tuple[tuple[str, np.ndarray], ...] = ()  # (label, polygon Nx2)
+    cards: tuple[CardOverlay, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    calibrated: bool = True
+
+
+class Feed(Protocol):
+    label: str  # shown on the dashboard, e.g. "demo: replaying a recorded game"
+    realtime: bool  # True for a camera; False for a file, which is paced at its frame rate
+
+    def items(self) -> Iterator[FeedItem]: ...
+
+    def close(self) -> None: ...
+
+
+class FrameHub:
+    """The latest annotated frame, shared by every viewer."""
+
+    def __init__(self, quality: int = 75):
+        self._cond = threading.Condition()
+        self._frame: np.ndarray | None = None
+        self._seq = 0
+        self._jpeg: tuple[int, bytes] | None = None
+        self.quality = quality
+        self.viewers = 0
+
+    def publish(self, frame: np.ndarray) -> None:
+        with self._cond:
+            self._frame = frame
+            self._seq += 1
+            self._cond.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> int:
+        with self._cond:
+            self._cond.wait_for(lambda: self._seq != seen, timeout)
+            return self._seq
+
+    def jpeg(self) -> tuple[int, bytes] | None:
+        with self._cond:
+            if self._frame is None:
+                return None
+            if self._jpeg is None or self._jpeg[0] != self._seq:
+                ok, buf = cv2.imencode(".jpg", self._frame,
+                                       [int(cv2.IMWRITE_JPEG_QUALITY), self.quality])
+                if not ok:
+                    return None
+                self._jpeg = (self._seq, buf.tobytes())
+            return self._jpeg
+
+    def latest(self) -> np.ndarray | None:
+        with self._cond:
+            return None if self._frame is None else self._frame.copy()
+
+
+def draw_overlays(item: FeedItem) -> np.ndarray | None:
+    if item.frame is None:
+        return None
+    img = item.frame.copy()
+    for label, poly in item.zones_px:
+        pts = np.asarray(poly, dtype=np.int32).reshape(-1, 1, 2)
+        cv2.polylines(img, [pts], True, (90, 200, 255), 2, cv2.LINE_AA)
+        x, y = pts[:, 0, :].min(axis=0)
+        cv2.putText(img, label, (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                    (90, 200, 255), 1, cv2.LINE_AA)
+    for c in item.cards:
+        cx, cy = int(c.center_px[0]), int(c.center_px[1])
+        colour = (60, 220, 60) if c.confidence >= 0.8 else (0, 190, 255)
+        cv2.circle(img, (cx, cy), int(c.radius_px), colour, 2, cv2.LINE_AA)
+        text = f"{c.label} {c.confidence:.0%}"
+        (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+        org = (cx - w // 2, cy + int(c.radius_px) + h + 6)
+        cv2.rectangle(img, (org[0] - 3, org[1] - h - 4), (org[0] + w + 3, org[1] + 4),
+                      (20, 20, 20), -1)
+        cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+    return img
+
+
+class CaptureThread(threading.Thread):
+    """Reads one feed forever: reopens it when it fails (a camera unplugged), loops demos."""
+
+    def __init__(self, table: TableSession, hub: FrameHub, open_feed: Callable[[], Feed],
+                 loop: bool = False, retry_s: float = 0.5):
+        super().__init__(name="capture", daemon=True)
+        self.table, self.hub, self.open_feed = table, hub, open_feed
+        self.loop, self.retry_s = loop, retry_s
+        self._stop = threading.Event()
+        self.latencies: list[tuple[int, float]] = []  # (announcement id, seconds frame->stored)
+        self.frames = 0
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                feed = self.open_feed()
+            except Exception as e:  # noqa: BLE001 - no camera yet: say so, and try again soon
+                self.table.set_camera(ok=False, text=f"no picture: {e}")
+                self._stop.wait(self.retry_s)
+                continue
+            self.table.set_camera(ok=True, text="live", demo_label=feed.label)
+            try:
+                self._consume(feed)
+            except Exception as e:  # noqa: BLE001 - any failure of a source: reopen it
+                log.warning("capture: %s", e)
+                self.table.set_camera(ok=False, text=f"camera lost: {e}")
+            finally:
+                feed.close()
+            if not self.loop:
+                self.table.set_camera(ok=False, text="the recording has ended")
+                if not self._stop.wait(self.retry_s):
+                    continue
+            self._stop.wait(0.05 if self.loop else self.retry_s)
+
+    def _consume(self, feed: Feed) -> None:
+        start_wall, start_media = time.monotonic(), None
+        last_fps_t, last_fps_n = time.monotonic(), 0
+        for item in feed.items():
+            if self._stop.is_set():
+                return
+            if not feed.realtime:  # play a recording at its own speed
+                if start_media is None:
+                    start_media = item.timestamp
+                ahead = (item.timestamp - start_media) - (time.monotonic() - start_wall)
+                if ahead > 0:
+                    self._stop.wait(ahead)
+            arrived = time.monotonic()
+            self.frames += 1
+            for obs in item.observations:
+                self._handle(obs, arrived)
+            annotated = draw_overlays(item)
+            if annotated is not None:
+                self.hub.publish(annotated)
+            now = time.monotonic()
+            if now - last_fps_t >= 1.0:
+                self.table.camera.fps = (self.frames - last_fps_n) / (now - last_fps_t)
+                last_fps_t, last_fps_n = now, self.frames
+                if not self.table.camera.ok:
+                    self.table.set_camera(ok=True, text="live")
+
+    def _handle(self, obs: Observation, arrived: float) -> None:
+        try:
+            if obs.kind == "move" and obs.move is not None:
+                event, _ = self.table.observe(obs.move, source="camera")
+                self.latencies.append((event.id, time.monotonic() - arrived))
+            elif obs.kind in ("unsure", "question"):
+                self.table.ask(obs.kind, obs.text, list(obs.choices), obs.context)
+            elif obs.kind == "start":
+                c = obs.context
+                self.table.start_game(c["game"], c["players"], c.get("seats"), c.get("options"))
+            elif obs.kind == "end" and self.table.live is not None:
+                c = obs.context
+                self.table.end_game(c.get("winners"), c.get("text", ""))
+        except TableError as e:  # e.g. no game started yet: the move is not lost, just unused
+            log.info("capture: %s", e)

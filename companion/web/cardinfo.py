@@ -1,0 +1,202 @@
+"""What the pages show, as JSON: games and their options, a card for the Learn page, the
+played-cards tracker, the scoreboard and game records. Pure functions of store rows and
+game modules; no Flask here."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import typing
+from typing import Any
+
+from companion.cards import (
+    Card,
+    DeckKind,
+    RankOrder,
+    deck_cards,
+    ranks_high_to_low,
+    strength,
+    suits_of,
+)
+from companion.games import get_game
+from companion.games.base import UnknownGameError
+from companion.record import FORMAT
+from companion.store import GameRow, Store
+
+
+def game_info(module: Any) -> dict[str, Any]:
+    """A game and its options, with the allowed values, for the Setup form."""
+    hints = typing.get_type_hints(module.Options)
+    defaults = module.Options()
+    options = []
+    for f in dataclasses.fields(module.Options):
+        hint = hints[f.name]
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if args and not (isinstance(hint, type)):
+            hint = args[0]
+        value = getattr(defaults, f.name)
+        entry: dict[str, Any] = {"name": f.name,
+                                 "default": value.value if isinstance(value, enum.Enum) else value}
+        if isinstance(hint, type) and issubclass(hint, enum.Enum):
+            entry["type"], entry["choices"] = "choice", [m.value for m in hint]
+        elif hint is bool:
+            entry["type"] = "bool"
+        elif hint is int:
+            entry["type"] = "int"
+        else:
+            entry["type"] = "str"
+        options.append(entry)
+    deck = getattr(module, "DECK", None)
+    return {"name": module.NAME, "title": module.TITLE, "min_players": module.MIN_PLAYERS,
+            "max_players": module.MAX_PLAYERS, "deck": deck.value if deck else None,
+            "options": options, "doc": (module.__doc__ or "").strip().split("\n\n")[0]}
+
+
+def _rank_order_of(options: Any) -> RankOrder:
+    for name in ("rank_order", "order", "ranks"):
+        value = getattr(options, name, None)
+        if isinstance(value, RankOrder):
+            return value
+    return RankOrder.TRADITIONAL
+
+
+def card_info(card_id: str, game: str = "", order: str = "") -> dict[str, Any]:
+    """The Learn page's card: names, suit colour and emblem, rank, and its place in the
+    rank order of the game being played (reversed suits!)."""
+    card = Card.parse(card_id)
+    rank_order = RankOrder.parse(order) if order else RankOrder.TRADITIONAL
+    info = card.suit.info
+    ladder = ranks_high_to_low(card.suit, rank_order)
+    out: dict[str, Any] = {
+        "id": card.id, "name": card.name,
+        "indian_name": f"{card.rank.indian_name} of {card.suit.title}",
+        "suit": card.suit.value, "suit_english": info.english, "emblem": info.symbol,
+        "colour": info.colour, "rgb": list(info.rgb), "deck": info.deck.value,
+        "rank": card.rank.english, "is_face": card.rank.is_face, "weak_suit": info.weak,
+        "rank_order": rank_order.value, "strength": strength(card, rank_order),
+        "ladder": [r.english for r in ladder],
+        "place": ladder.index(card.rank) + 1,
+        "note": ("In this suit the number cards run backwards under the traditional order: "
+                 "1 is the highest number and 10 the lowest." if info.weak and
+                 rank_order is RankOrder.TRADITIONAL and not card.rank.is_face else ""),
+    }
+    if game:
+        try:
+            module = get_game(game)
+        except UnknownGameError as e:
+            raise ValueError(str(e)) from None
+        out["game"] = module.NAME
+        deck = getattr(module, "DECK", None)
+        if deck is not None and deck is not card.deck:
+            out["in_game"] = f"{module.TITLE} is played with the {deck.value} deck, " \
+                             f"so this card is not in it"
+        if module.NAME == "kendra-kari":
+            same = [c.id for c in deck_cards(card.deck)
+                    if c != card and c.same_suit_or_rank(card)]
+            out["plays_on"] = {
+                "text": f"It links to any card of {card.suit.title} or any other "
+                        f"{card.rank.english}: {len(same)} cards of the deck.",
+                "cards": same}
+    return out
+
+
+def tracker(live: Any, deck: DeckKind | None) -> dict[str, Any]:
+    """Suits x ranks for one deck: each card played, exposed (on the table now),
+    unbeatable (the highest of its suit still to come) or unseen."""
+    if deck is None:
+        deck = getattr(live.module, "DECK", None) if live is not None else None
+        deck = deck or DeckKind.MUGHAL
+    order = _rank_order_of(live.options) if live is not None else RankOrder.TRADITIONAL
+    played: set[str] = set()
+    exposed: set[str] = set()
+    if live is not None:
+        from companion.web.table import zone_cards
+        for ev in live.move_events:
+            if ev.payload.get("ruling", {}).get("verdict") == "illegal":
+                continue
+            played.update(ev.payload.get("public", ev.payload["move"]).get("cards", []))
+        exposed = {cards[-1] for cards in zone_cards(live.move_events, live.referee,
+                                                            live.module).values() if cards}
+    suits = []
+    for suit in suits_of(deck):
+        ranks = ranks_high_to_low(suit, order)
+        cells = []
+        top_left = next((r for r in ranks if Card(suit, r).id not in played), None)
+        for r in ranks:
+            cid = Card(suit, r).id
+            status = ("exposed" if cid in exposed else "played" if cid in played
+                      else "unbeatable" if r == top_left and played else "unseen")
+            cells.append({"id": cid, "rank": r.english, "status": status})
+        suits.append({"suit": suit.value, "title": suit.title, "rgb": list(suit.info.rgb),
+                      "weak": suit.info.weak, "cards": cells})
+    return {"deck": deck.value, "rank_order": order.value, "suits": suits,
+            "played": len(played), "total": len(deck_cards(deck))}
+
+
+def game_record(store: Store, g: GameRow) -> dict[str, Any]:
+    """A finished or running game as a record (docs/records.md), as the table saw it."""
+    moves, events = [], []
+    for ev in store.events(g.id, kind="move"):
+        moves.append(ev.payload["move"])
+        events.append(ev.payload.get("ruling", {}).get("events", []))
+    options = {k: v for k, v in g.options.items() if k != "__table__"}
+    table = g.options.get("__table__", {})
+    return {"format": FORMAT, "game": g.game, "players": g.players, "seats": list(g.seats),
+            "options": options, "seed": table.get("seed") if table.get("manual") else None,
+            "deal": "unknown", "moves": moves, "events": events, "result": g.result,
+            "round": g.number, "started": g.started, "ended": g.ended}
+
+
+def scoreboard(store: Store, session_id: int) -> dict[str, Any]:
+    """Rounds of the evening per game, and totals per player name (wins and points)."""
+    session = store.session(session_id)
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    totals: dict[str, dict[str, float]] = {}
+    for g in store.games(session_id):
+        res = g.result or {}
+        row = {"id": g.id, "round": g.number, "game": g.game, "seats": list(g.seats),
+               "result": res.get("text", "playing" if g.ended is None else ""),
+               "winners": [g.seats[w] for w in res.get("winners", []) if 0 <= w < len(g.seats)],
+               "scores": res.get("scores", []), "ended": g.ended}
+        by_game.setdefault(g.game, []).append(row)
+        if g.ended is None or res.get("text") == "abandoned":
+            continue
+        for seat, name in enumerate(g.seats):
+            t = totals.setdefault(name, {"wins": 0, "points": 0.0, "rounds": 0})
+            t["rounds"] += 1
+            if seat in res.get("winners", []):
+                t["wins"] += 1
+            scores = res.get("scores") or []
+            if seat < len(scores) and isinstance(scores[seat], (int, float)):
+                t["points"] += scores[seat]
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1]["wins"], -kv[1]["points"]))
+    return {"session": session, "games": by_game,
+            "totals": [{"name": n, **t} for n, t in ranked],
+            "sessions": [{"id": s["id"], "title": s["title"], "created": s["created"]}
+                         for s in store.sessions()]}
+
+
+def manual_view(module: Any, state: Any) -> dict[str, Any]:
+    """What the manual board draws: the player to act's hand (it is their turn at a shared
+    screen), the public piles, and any board of pits, found by duck typing the state."""
+    view: dict[str, Any] = {"player": module.current_player(state), "over": module.is_over(state)}
+    seat = view["player"]
+    hand_of = getattr(module, "hand_of", None)
+    if callable(hand_of) and seat is not None:
+        try:
+            view["hand"] = [c.id for c in hand_of(state, seat)]
+        except (TypeError, ValueError, IndexError, AttributeError):
+            pass
+    for name in ("pits", "board", "holes"):
+        value = getattr(state, name, None)
+        if isinstance(value, (tuple, list)) and all(isinstance(v, int) for v in value):
+            view["pits"] = list(value)
+            break
+    stores = getattr(state, "stores", None) or getattr(state, "captured", None)
+    if isinstance(stores, (tuple, list)) and all(isinstance(v, int) for v in stores):
+        view["stores"] = list(stores)
+    if view["over"]:
+        view["result"] = module.result(state).to_json()
+    return view
+
+

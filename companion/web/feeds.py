@@ -1,0 +1,214 @@
+"""Feeds for the capture thread: the vision pipeline on a camera or a video, and the demo.
+
+``open_feed(spec)`` picks one: ``"0"`` (a webcam index) or a video path run through the
+real vision pipeline (:mod:`companion.vision.pipeline`) when it is installed. The demo
+without the pipeline, :class:`RecordFeed`, replays game records (the fixture's ground
+truth, or simulated games) and draws the table itself; it is labelled on the dashboard
+as "demo: replaying a recorded game" so nobody mistakes it for the camera.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.cards import Card
+from companion.games.base import Move
+from companion.layouts import Layout, LayoutError, load_layout, load_mat
+from companion.web.capture import CardOverlay, FeedItem, Observation
+
+REPO = Path(__file__).resolve().parent.parent.parent
+FIXTURES = REPO / "fixtures"
+DEMO_LABEL = "demo: replaying a recorded game"
+
+
+def has_pipeline() -> bool:
+    try:
+        return importlib.util.find_spec("companion.vision.pipeline") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@dataclass(frozen=True)
+class DemoGame:
+    """One game of the demo playlist: who plays what, and the moves in order."""
+
+    game: str
+    players: int
+    seats: tuple[str, ...]
+    options: dict[str, Any]
+    moves: tuple[Move, ...]
+    move_frames: tuple[int, ...] = ()  # frame of each move in the fixture video, if known
+    result: dict[str, Any] | None = None
+
+
+def demo_playlist(seed: int = 7) -> list[DemoGame]:
+    """Kendra Kari then Ganjifa: from fixture records when present, else simulated."""
+    out = []
+    for path in sorted(FIXTURES.glob("*/game.json")):
+        try:
+            d = json.loads(path.read_text())
+            rec = d.get("record", d)
+            moves = tuple(Move.from_json(m) for m in rec["moves"])
+            frames = tuple(int(f) for f in d.get("move_frames", ()))
+            out.append(DemoGame(rec["game"], int(rec["players"]),
+                                tuple(rec.get("seats") or ()), dict(rec.get("options") or {}),
+                                moves, frames, rec.get("result")))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    if out:
+        return out
+    from companion.games import game_names
+    from companion.record import simulate
+    for name, players in (("kendra-kari", 4), ("ganjifa", 4)):
+        if name in game_names():
+            rec = simulate(name, players, {}, seed)
+            out.append(DemoGame(name, players, ("Asha", "Ben", "Chitra", "Dev"), {},
+                                rec.moves, (), rec.result))
+    return out
+
+
+class TableDrawing:
+    """Draws a game's zones and the cards lying on them, as a camera would see the mat."""
+
+    def __init__(self, layout: Layout | None, width: int = 960):
+        mat = load_mat()
+        self.layout = layout
+        self.scale = width / mat.size_mm[0]
+        self.size = (width, int(mat.size_mm[1] * self.scale))
+        self.card_r = mat.card_diameter_mm / 2 * self.scale
+
+    def px(self, mm: tuple[float, float]) -> tuple[float, float]:
+        return (mm[0] * self.scale, mm[1] * self.scale)
+
+    def zone_polygons(self) -> tuple[tuple[str, np.ndarray], ...]:
+        if self.layout is None:
+            return ()
+        out = []
+        for z in self.layout.zones:
+            cx, cy = self.px(z.center_mm)
+            r = self.card_r * 1.15
+            out.append((z.label, np.array([[cx - r, cy - r], [cx + r, cy - r], [cx + r, cy + r],
+                                           [cx - r, cy + r]], dtype=np.float32)))
+        return tuple(out)
+
+    def render(self, placed: dict[str, Card]) -> tuple[np.ndarray, tuple[CardOverlay, ...]]:
+        w, h = self.size
+        img = np.full((h, w, 3), (48, 92, 40), np.uint8)  # green baize
+        noise = np.random.default_rng(0).integers(0, 12, (h, w, 1), dtype=np.uint8)
+        img = cv2.add(img, np.repeat(noise, 3, axis=2))
+        overlays = []
+        if self.layout is None:
+            return img, ()
+        for z in self.layout.zones:
+            card = placed.get(z.id)
+            if card is None:
+                continue
+            cx, cy = (int(v) for v in self.px(z.center_mm))
+            r = int(self.card_r)
+            rgb = card.suit.info.rgb
+            cv2.circle(img, (cx, cy), r, (235, 240, 245), -1, cv2.LINE_AA)
+            cv2.circle(img, (cx, cy), r - 4, rgb[::-1], 3, cv2.LINE_AA)
+            text = card.rank.english if card.rank.is_face else str(int(card.rank))
+            cv2.putText(img, text, (cx - 9 * len(text), cy + 10), cv2.FONT_HERSHEY_SIMPLEX, 0.9,
+                        rgb[::-1], 2, cv2.LINE_AA)
+            overlays.append(CardOverlay((cx, cy), r, card.name, 1.0))
+        return img, tuple(overlays)
+
+
+def _zone_for(layout: Layout | None, move: Move) -> list[str]:
+    if layout is None:
+        return []
+    ids = {z.id for z in layout.zones}
+    out = []
+    for t in [t.strip() for t in move.target.split(",") if t.strip()] or [""]:
+        for cand in (t, f"pos{t}", f"{t}{move.player}", f"play{move.player}"):
+            if cand in ids:
+                out.append(cand)
+                break
+    return out
+
+
+class RecordFeed:
+    """Replays demo games move by move, drawing the table: the demo without the pipeline."""
+
+    label = DEMO_LABEL
+    realtime = False
+
+    def __init__(self, playlist: list[DemoGame], fps: float = 10.0, seconds_per_move=1.2,
+                 pause_s: float = 4.0):
+        if not playlist:
+            raise ValueError("the demo has no games to replay")
+        self.playlist, self.fps = playlist, fps
+        self.frames_per_move = max(1, int(seconds_per_move * fps))
+        self.pause_frames = int(pause_s * fps)
+
+    def items(self) -> Iterator[FeedItem]:
+        index = 0
+        for demo in self.playlist:
+            try:
+                layout = load_layout(demo.game)
+            except LayoutError:
+                layout = None
+            drawing = TableDrawing(layout)
+            zones = drawing.zone_polygons()
+            placed: dict[str, Card] = {}
+            start = Observation("start", context={
+                "game": demo.game, "players": demo.players, "seats": list(demo.seats),
+                "options": demo.options})
+            for n, move in enumerate((None,) + demo.moves + (None,) * 1):
+                obs: tuple[Observation, ...] = ()
+                if n == 0:
+                    obs = (start,)
+                elif move is not None:
+                    obs = (Observation("move", move),)
+                    for zone_id in _zone_for(layout, move):
+                        if move.cards:
+                            placed[zone_id] = move.cards[-1]
+                    if move.action in ("bridge", "gather", "take", "collect"):
+                        placed = {k: v for k, v in placed.items() if k not in
+                                  _zone_for(layout, Move(move.player, "x", (), move.target))}
+                else:
+                    obs = (Observation("end", context=dict(demo.result or {})),)
+                frame, cards = drawing.render(placed)
+                steps = self.frames_per_move if move is not None or n == 0 else self.pause_frames
+                for k in range(steps):
+                    yield FeedItem(frame, index, index / self.fps, zones, cards,
+                                   obs if k == 0 else ())
+                    index += 1
+
+    def close(self) -> None:
+        pass
+
+
+class FramesOnlyFeed:
+    """A camera or video without the vision pipeline: the picture, and nothing judged."""
+
+    realtime = True
+
+    def __init__(self, spec: str):
+        from companion.vision.source import open_source
+        self.source = open_source(int(spec) if spec.isdigit() else spec)
+        self.realtime = spec.isdigit()
+        self.label = "" if self.realtime else f"video: {Path(spec).name}"
+
+    def items(self) -> Iterator[FeedItem]:
+        for f in self.source.frames():
+            yield FeedItem(f.image, f.index, f.timestamp, calibrated=False)
+
+    def close(self) -> None:
+        self.source.close()
+
+
+def open_feed(spec: str, demo_seed: int = 7):
+    """The feed for ``--source``: ``demo``, a webcam index, or a video file."""
+    if spec == "demo":
+        return RecordFeed(demo_playlist(demo_seed))
+    return FramesOnlyFeed(spec)

@@ -1,0 +1,320 @@
+// The dashboard's script: every page reads the JSON API and listens to /api/stream (SSE).
+"use strict";
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+  return e;
+};
+const svgEl = (tag, attrs = {}) => {
+  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+async function api(path, opts = {}) {
+  const init = { headers: {} , ...opts };
+  if (opts.json !== undefined) { init.method = init.method || "POST"; init.body = JSON.stringify(opts.json); init.headers["Content-Type"] = "application/json"; }
+  const r = await fetch(path, init);
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+const SUIT_RGB = {};
+const seatName = (g, s) => (g && g.seats && g.seats[s]) || `Player ${s + 1}`;
+
+// ---- shared: status line, announcements, speech ----------------------------------------
+const App = { state: null, listeners: [], annListeners: [] };
+function flash(text) {
+  const d = el("div", {}, text); $("#flash").append(d); setTimeout(() => d.remove(), 3500);
+}
+function speak(text) {
+  if (!$("#speak") || !$("#speak").checked || !window.speechSynthesis) return;
+  const u = new SpeechSynthesisUtterance(text); u.rate = 1.05; speechSynthesis.speak(u);
+}
+async function refreshState() {
+  try { App.state = await api("/api/state"); } catch (e) { return; }
+  const cam = App.state.camera, s = $("#camera-status");
+  s.textContent = cam.ok ? `camera: ${cam.text}${cam.fps ? " · " + cam.fps + " fps" : ""}` : `camera: ${cam.text}`;
+  s.className = "status " + (cam.ok ? "ok" : "bad");
+  const dl = $("#demo-label"); dl.hidden = !cam.demo_label; dl.textContent = cam.demo_label || "";
+  const n = App.state.game ? App.state.game.pending.length : 0;
+  const b = $("#pending-badge"); if (b) { b.hidden = n === 0; b.textContent = n; }
+  App.listeners.forEach((f) => f(App.state));
+}
+let lastAnn = 0, primed = false;
+function connect() {
+  const es = new EventSource("/api/stream");
+  es.addEventListener("announcement", (ev) => {
+    const a = JSON.parse(ev.data); if (a.id <= lastAnn) return; lastAnn = a.id;
+    const live = primed && (Date.now() / 1000 - a.ts) < 30;
+    App.annListeners.forEach((f) => f(a, live));
+    if (live && a.prominent) { flash(a.text); speak(a.text); }
+  });
+  es.addEventListener("state", () => { primed = true; refreshState(); });
+  es.onerror = () => { $("#camera-status").textContent = "reconnecting…"; };
+}
+
+// ---- Table page -------------------------------------------------------------------------
+const layouts = {};
+async function layoutOf(game) {
+  if (!(game in layouts)) { try { layouts[game] = await api(`/api/layout/${game}`); } catch (e) { layouts[game] = null; } }
+  return layouts[game];
+}
+function cardLabel(id) { const [s, r] = [id.slice(0, id.lastIndexOf("-")), id.slice(id.lastIndexOf("-") + 1)]; return { suit: s, rank: r === "vizier" ? "V" : r === "raja" ? "R" : r }; }
+async function drawTable(st) {
+  const g = st.game;
+  $("#game-title").textContent = g ? `${g.title} · round ${g.number}` : "No game yet — choose one on Setup";
+  const svg = $("#diagram"); svg.innerHTML = "";
+  if (!g) { $("#turn").textContent = ""; $("#hands").innerHTML = ""; return; }
+  $("#turn").textContent = g.turn !== null && g.turn !== undefined ? `To play: ${seatName(g, g.turn)}` : `${g.move_count} moves seen`;
+  const lay = await layoutOf(g.game);
+  if (lay) for (const z of lay.zones) {
+    svg.append(svgEl("rect", { class: "zone", x: z.x - 36, y: z.y - 36, width: 72, height: 72, rx: 10 }));
+    const t = svgEl("text", { class: "zlabel", x: z.x - 32, y: z.y - 40 }); t.textContent = z.seat !== null && z.seat !== undefined ? `${z.kind} ${seatName(g, z.seat)}` : z.label; svg.append(t);
+    const cards = g.zones[z.id] || g.zones[z.label] || [];
+    if (cards.length) {
+      const id = cards[cards.length - 1], { suit, rank } = cardLabel(id);
+      svg.append(svgEl("circle", { class: "disc", cx: z.x, cy: z.y, r: 30, stroke: SUIT_RGB[suit] || "#555" }));
+      const a = svgEl("text", { class: "ctext", x: z.x, y: z.y - 2 }); a.textContent = rank; svg.append(a);
+      const b = svgEl("text", { class: "ctext", x: z.x, y: z.y + 13, "font-size": 9 }); b.textContent = suit; svg.append(b);
+    }
+  }
+  const hands = $("#hands"); hands.innerHTML = "";
+  g.seats.forEach((name, i) => {
+    const n = g.hand_counts ? ` · ${g.hand_counts[i]} cards` : "";
+    hands.append(el("span", { class: i === g.turn ? "to-play" : "" }, name + n));
+  });
+}
+function feedItem(a) {
+  const t = new Date(a.ts * 1000).toLocaleTimeString();
+  return el("li", { class: `${a.prominent ? "prominent" : ""} kind-${a.kind}`, "data-id": a.id }, el("span", { class: "t" }, t), a.text);
+}
+function initTable() {
+  App.listeners.push(drawTable);
+  App.annListeners.push((a, live) => {
+    const feed = $("#feed"); feed.prepend(feedItem(a));
+    while (feed.children.length > 200) feed.lastChild.remove();
+    if (a.prominent) $("#big").textContent = a.text;
+  });
+  const img = $("#live");
+  img.onerror = () => setTimeout(() => { img.src = "/video.mjpg?" + Date.now(); }, 1000);
+}
+
+// ---- Played cards -----------------------------------------------------------------------
+async function drawTracker() {
+  const deck = $("#deck").value;
+  const t = await api("/api/tracker" + (deck ? `?deck=${deck}` : ""));
+  const box = $("#tracker"); box.innerHTML = "";
+  $("#count").textContent = `${t.played} of ${t.total} cards played · ${t.deck} deck · ${t.rank_order} rank order`;
+  for (const s of t.suits) {
+    const row = el("div", { class: "row" }, el("span", { class: "suitname" }, el("span", { class: "dot", style: `background:rgb(${s.rgb})` }), s.title + (s.weak ? " ↓" : "")));
+    for (const c of s.cards) row.append(el("span", { class: `cell ${c.status}`, title: `${c.rank} of ${s.title}: ${c.status}` }, c.rank));
+    box.append(row);
+  }
+}
+function initPlayed() { $("#deck").onchange = drawTracker; App.listeners.push(drawTracker); }
+
+// ---- Confirm and correct ----------------------------------------------------------------
+let correcting = null;
+function drawConfirm(st) {
+  const g = st.game, box = $("#pending"); box.innerHTML = "";
+  if (!g || !g.pending.length) box.append(el("p", { class: "muted" }, "Nothing to confirm."));
+  if (g) for (const p of g.pending) {
+    const item = el("div", { class: "pending-item" }, el("p", {}, p.text));
+    for (const c of p.choices) item.append(el("button", { type: "button", onclick: async () => {
+      try { await api(`/api/pending/${p.id}`, { json: { choice: c.value } }); } catch (e) { flash(e.message); }
+    } }, c.label || String(c.value)));
+    box.append(item);
+  }
+  const list = $("#moves"); list.innerHTML = "";
+  if (g) for (const m of g.moves) {
+    const verdict = m.ruling ? m.ruling.verdict : "";
+    const li = el("li", { value: m.seq, class: `${verdict} ${m.corrected ? "corrected" : ""}`, "data-event": m.id },
+      `${m.text.replace(/Player (\d+)/, (_, n) => seatName(g, n - 1))}${verdict && verdict !== "legal" ? " — " + verdict + (m.ruling.reason ? ": " + m.ruling.reason : "") : ""}`);
+    li.onclick = () => openCorrection(g, m);
+    list.append(li);
+  }
+}
+function openCorrection(g, m) {
+  correcting = m; const f = $("#correct-form"); f.hidden = false;
+  $("#correct-seq").textContent = `#${m.seq}`;
+  const sel = $("#c-player"); sel.innerHTML = "";
+  g.seats.forEach((n, i) => sel.append(el("option", { value: i }, n)));
+  sel.value = m.move.player; $("#c-action").value = m.move.action;
+  $("#c-cards").value = (m.move.cards || []).join(" "); $("#c-target").value = m.move.target || "";
+}
+function initConfirm() {
+  App.listeners.push(drawConfirm);
+  $("#correct-form").onsubmit = async (ev) => {
+    ev.preventDefault(); if (!correcting) return;
+    const cards = $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
+    const move = { player: Number($("#c-player").value), action: $("#c-action").value.trim(), cards, target: $("#c-target").value.trim() };
+    try { await api(`/api/moves/${correcting.id}/correct`, { json: { move } }); $("#correct-form").hidden = true; flash("Corrected: the referee re-judged from there"); }
+    catch (e) { flash(e.message); }
+  };
+  $("#c-delete").onclick = async () => {
+    try { await api(`/api/moves/${correcting.id}/correct`, { json: { delete: true } }); $("#correct-form").hidden = true; } catch (e) { flash(e.message); }
+  };
+  $("#c-cancel").onclick = () => { $("#correct-form").hidden = true; };
+}
+
+// ---- Setup ------------------------------------------------------------------------------
+let games = [];
+function drawSetupGame() {
+  const g = games.find((x) => x.name === $("#s-game").value); if (!g) return;
+  $("#s-doc").textContent = `${g.min_players}-${g.max_players} players${g.deck ? " · " + g.deck + " deck" : ""}. ${g.doc || ""}`;
+  const p = $("#s-players"); p.min = g.min_players; p.max = g.max_players;
+  p.value = Math.min(Math.max(Number(p.value), g.min_players), g.max_players);
+  drawSeats();
+  const box = $("#s-options"); box.innerHTML = "";
+  for (const o of g.options) {
+    let input;
+    if (o.type === "choice") { input = el("select", { "data-opt": o.name }); o.choices.forEach((c) => input.append(el("option", { value: c }, c))); input.value = o.default; }
+    else if (o.type === "bool") { input = el("input", { type: "checkbox", "data-opt": o.name, "data-bool": "1" }); input.checked = !!o.default; }
+    else { input = el("input", { "data-opt": o.name, value: o.default === null ? "" : o.default, size: 8 }); }
+    box.append(el("label", {}, o.name.replace(/_/g, " ") + " ", input));
+  }
+}
+function drawSeats() {
+  const box = $("#s-seats"), n = Number($("#s-players").value) || 0, old = [...box.querySelectorAll("input")].map((i) => i.value);
+  box.innerHTML = "";
+  for (let i = 0; i < n && i < 12; i++) box.append(el("input", { placeholder: `Player ${i + 1}`, value: old[i] || "", "aria-label": `seat ${i + 1} name` }));
+}
+let corners = [];
+async function drawCalibration() {
+  const img = $("#calib-img"); img.src = "/snapshot.jpg?" + Date.now();
+  let c; try { c = await api("/api/calibration"); } catch (e) { $("#calib-status").textContent = e.message; return; }
+  const svg = $("#calib-svg"); svg.innerHTML = "";
+  if (!c.frame) { $("#calib-status").textContent = c.message || "no picture yet"; return; }
+  svg.setAttribute("viewBox", `0 0 ${c.frame.width} ${c.frame.height}`);
+  for (const m of c.markers) svg.append(svgEl("polygon", { points: m.corners.map((p) => p.join(",")).join(" "), fill: "#2e7d3288", stroke: "#2e7d32", "stroke-width": 3 }));
+  corners = c.manual_corners || corners;
+  corners.forEach((p) => svg.append(svgEl("circle", { cx: p[0], cy: p[1], r: 8, fill: "#b0302c" })));
+  $("#calib-status").textContent = `${c.markers.length} mat marker(s) found${c.message ? " · " + c.message : ""}${corners.length ? " · " + corners.length + " manual corner(s)" : ""}`;
+  svg.onclick = (ev) => {
+    if (corners.length >= 4) return;
+    const pt = svg.createSVGPoint(); pt.x = ev.clientX; pt.y = ev.clientY;
+    const p = pt.matrixTransform(svg.getScreenCTM().inverse()); corners.push([Math.round(p.x), Math.round(p.y)]);
+    svg.append(svgEl("circle", { cx: p.x, cy: p.y, r: 8, fill: "#b0302c" }));
+  };
+}
+async function initSetup() {
+  games = (await api("/api/games")).games.filter((g) => !g.error);
+  const sel = $("#s-game"); games.forEach((g) => sel.append(el("option", { value: g.name }, g.title)));
+  sel.onchange = drawSetupGame; $("#s-players").oninput = drawSeats; drawSetupGame();
+  $("#setup-form").onsubmit = async (ev) => {
+    ev.preventDefault();
+    const options = {};
+    document.querySelectorAll("[data-opt]").forEach((i) => { options[i.dataset.opt] = i.dataset.bool ? i.checked : i.value; });
+    const body = { game: sel.value, players: Number($("#s-players").value), seats: [...document.querySelectorAll("#s-seats input")].map((i) => i.value),
+      options, manual: $("#s-manual").checked, deck_profile: $("#s-profile").value };
+    try { const r = await api("/api/setup", { json: body }); $("#s-result").textContent = `Game ${r.game_id} started.`; if (body.manual) location.href = "/manual"; }
+    catch (e) { $("#s-result").textContent = e.message; }
+  };
+  $("#calib-refresh").onclick = drawCalibration; $("#calib-clear").onclick = () => { corners = []; drawCalibration(); };
+  $("#calib-save").onclick = async () => { try { await api("/api/calibration", { json: { corners } }); flash("Corners saved"); } catch (e) { flash(e.message); } };
+  drawCalibration();
+  App.listeners.push((st) => {
+    const box = $("#end-winners"); box.innerHTML = "";
+    if (!st.game) { box.textContent = "No game in progress."; return; }
+    st.game.seats.forEach((n, i) => box.append(el("label", {}, el("input", { type: "checkbox", value: i }), " " + n + " won")));
+  });
+  $("#end-game").onclick = async () => {
+    const winners = [...document.querySelectorAll("#end-winners input:checked")].map((i) => Number(i.value));
+    try { const r = await api("/api/end", { json: { winners } }); flash(r.result.text); } catch (e) { flash(e.message); }
+  };
+}
+
+// ---- Scoreboard -------------------------------------------------------------------------
+async function drawScores() {
+  const sid = $("#session").value;
+  const s = await api("/api/scoreboard" + (sid ? `?session=${sid}` : ""));
+  const sel = $("#session");
+  if (!sel.options.length) s.sessions.forEach((x) => sel.append(el("option", { value: x.id }, `${x.title} · ${new Date(x.created * 1000).toLocaleString()}`)));
+  sel.value = s.session.id;
+  $("#csv").href = `/api/export.csv?session=${s.session.id}`; $("#json").href = `/api/export.json?session=${s.session.id}`;
+  const tb = $("#totals tbody"); tb.innerHTML = "";
+  s.totals.forEach((t) => tb.append(el("tr", {}, el("td", {}, t.name), el("td", {}, t.wins), el("td", {}, t.points), el("td", {}, t.rounds))));
+  const box = $("#rounds"); box.innerHTML = "";
+  for (const [game, rounds] of Object.entries(s.games)) {
+    const table = el("table", { class: "scores" }, el("thead", {}, el("tr", {}, el("th", {}, "Round"), el("th", {}, "Players"), el("th", {}, "Result"), el("th", {}, "Scores"))));
+    const body = el("tbody"); table.append(body);
+    rounds.forEach((r) => body.append(el("tr", { class: "round" }, el("td", {}, r.round), el("td", {}, r.seats.join(", ")), el("td", {}, r.result), el("td", {}, (r.scores || []).join(" · ")))));
+    box.append(el("h3", {}, game), table);
+  }
+}
+function initScoreboard() { $("#session").onchange = drawScores; App.listeners.push(drawScores); }
+
+// ---- Learn ------------------------------------------------------------------------------
+function showCard(c, reading) {
+  $("#card-view").hidden = false;
+  $("#c-name").textContent = c.name; $("#c-indian").textContent = c.indian_name;
+  $("#disc").style.borderColor = `rgb(${c.rgb})`; $("#disc").textContent = c.is_face ? c.rank[0] : c.rank;
+  $("#c-suit").textContent = `${c.suit[0].toUpperCase() + c.suit.slice(1)} (${c.suit_english}) · ${c.deck} deck`;
+  $("#c-emblem").textContent = c.emblem; $("#c-colour").textContent = c.colour;
+  $("#c-rank").textContent = `${c.rank} — number ${c.place} of 12 in its suit${c.weak_suit ? " (a reversed suit)" : ""}`;
+  const lad = $("#c-ladder"); lad.innerHTML = ""; lad.className = "ladder";
+  c.ladder.forEach((r) => lad.append(el("span", { class: r === c.rank ? "me" : "" }, r)));
+  lad.append(el("span", { class: "muted" }, ` (${c.rank_order}, high → low)`));
+  $("#c-note").textContent = c.note + (c.in_game ? " " + c.in_game : "");
+  $("#c-plays").textContent = c.plays_on ? "Kendra Kari: " + c.plays_on.text : "";
+  $("#c-reading").textContent = reading || "";
+}
+async function identify(resp) {
+  if (!resp.card) { $("#learn-msg").textContent = resp.message; return; }
+  const r = resp.readings[0];
+  showCard(resp.card, `Read as ${resp.card.name} (${Math.round(r.confidence * 100)}%)` + (r.top.length > 1 ? `; next: ${r.top.slice(1).map((t) => t.card).join(", ")}` : ""));
+  $("#learn-msg").textContent = "";
+}
+async function initLearn() {
+  const suits = ["surya","chandra","barat","phul","kumancha","ghulam","cheng","shamsher","matsya","kurma","varaha","narasimha","vamana","parashurama","rama","balarama","buddha","kalki"];
+  suits.forEach((s) => $("#pick-suit").append(el("option", { value: s }, s)));
+  ["1","2","3","4","5","6","7","8","9","10","vizier","raja"].forEach((r) => $("#pick-rank").append(el("option", { value: r }, r)));
+  const pick = async () => { const game = App.state && App.state.game ? App.state.game.game : ""; showCard(await api(`/api/card/${$("#pick-suit").value}-${$("#pick-rank").value}?game=${game}`)); };
+  $("#pick-suit").onchange = pick; $("#pick-rank").onchange = pick;
+  $("#upload-form").onsubmit = async (ev) => {
+    ev.preventDefault(); const f = $("#photo").files[0]; if (!f) { $("#learn-msg").textContent = "choose a photo first"; return; }
+    const fd = new FormData(); fd.append("photo", f); $("#learn-msg").textContent = "reading…";
+    try { await identify(await api("/api/identify", { method: "POST", body: fd })); } catch (e) { $("#learn-msg").textContent = e.message; }
+  };
+  $("#from-camera").onclick = async () => {
+    $("#learn-msg").textContent = "reading…";
+    try { await identify(await api("/api/identify?from=camera", { method: "POST" })); } catch (e) { $("#learn-msg").textContent = e.message; }
+  };
+}
+
+// ---- Manual play ------------------------------------------------------------------------
+async function drawManual(st) {
+  const g = st.game;
+  $("#m-title").textContent = g ? `Manual play: ${g.title}` : "Manual play";
+  const moves = $("#m-moves"); moves.innerHTML = ""; $("#m-board").innerHTML = ""; $("#m-hand").innerHTML = "";
+  if (!g || !g.manual) { $("#m-turn").textContent = g ? "The current game is followed by the camera." : ""; return; }
+  let legal; try { legal = await api("/api/legal"); } catch (e) { $("#m-turn").textContent = e.message; return; }
+  const v = legal.view;
+  if (v.pits) v.pits.forEach((n, i) => $("#m-board").append(el("div", { class: "pit", title: `hole ${i}` }, n)));
+  if (v.stores) v.stores.forEach((n, i) => $("#m-board").append(el("div", { class: "pit store", title: `store of ${seatName(g, i)}` }, n)));
+  if (v.hand) v.hand.forEach((c) => $("#m-hand").append(el("span", {}, c)));
+  $("#m-turn").textContent = v.over ? "" : `${seatName(g, legal.player)} to play`;
+  $("#m-result").textContent = v.over && v.result ? v.result.text : "";
+  legal.moves.forEach((m) => moves.append(el("button", { type: "button", onclick: async () => {
+    try { await api("/api/move", { json: { move: m.move } }); } catch (e) { flash(e.message); }
+  } }, m.text.replace(/Player (\d+)/, (_, n) => seatName(g, n - 1)))));
+}
+function initManual() {
+  App.listeners.push(drawManual);
+  $("#m-undo").onclick = async () => { try { await api("/api/undo", { method: "POST" }); } catch (e) { flash(e.message); } };
+}
+
+// ---- start ------------------------------------------------------------------------------
+const PAGES = { table: initTable, played: initPlayed, confirm: initConfirm, setup: initSetup, scoreboard: initScoreboard, learn: initLearn, manual: initManual };
+(async () => {
+  const suitColours = { surya: "46,139,87", chandra: "30,30,30", barat: "40,80,170", phul: "120,72,40", kumancha: "225,190,40", ghulam: "110,50,140", cheng: "235,130,30", shamsher: "190,30,35",
+    matsya: "50,110,190", kurma: "60,140,70", varaha: "130,85,50", narasimha: "230,120,30", vamana: "220,185,50", parashurama: "185,35,40", rama: "30,130,130", balarama: "115,55,145", buddha: "200,190,160", kalki: "35,35,35" };
+  for (const [k, v] of Object.entries(suitColours)) SUIT_RGB[k] = `rgb(${v})`;
+  const init = PAGES[document.body.dataset.page]; if (init) await init();
+  await refreshState(); connect();
+})();

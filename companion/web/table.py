@@ -1,0 +1,402 @@
+"""One table session: the active game, its referee, the store, and the change signal.
+
+Everything that changes the table goes through :class:`TableSession` under one lock:
+a move seen by the camera or clicked on the manual board, a correction, an answer to a
+question. Each change is written to the store *before* ``version`` moves on, so every
+browser (SSE) only ever shows what is already on disk. The game itself is rebuilt from
+the stored moves, which makes a restart after ``kill -9`` and a correction the same
+operation: replay the active moves through a fresh referee.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.games import get_game
+from companion.games.base import (
+    IllegalMoveError,
+    Move,
+    OptionsError,
+    RecordError,
+    Ruling,
+    UnknownGameError,
+    Verdict,
+    options_from_json,
+    options_to_json,
+)
+from companion.store import Store, StoreError
+
+WIN_KINDS = ("win", "winner", "game-over", "result")
+
+
+class TableError(ValueError):
+    """A request the table cannot carry out; the message is shown to the user as is."""
+
+
+@dataclass
+class CameraStatus:
+    ok: bool = False
+    text: str = "starting"
+    source: str = ""
+    fps: float = 0.0
+    demo_label: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "text": self.text, "source": self.source,
+                "fps": round(self.fps, 1), "demo_label": self.demo_label}
+
+
+@dataclass
+class _Live:
+    """The in-memory game rebuilt from the store."""
+
+    game_id: int
+    module: Any
+    options: Any
+    referee: Any
+    manual_state: Any = None  # the engine state when the game is played on the manual board
+    move_events: list = field(default_factory=list)
+
+
+def _announcement_items(ruling: Ruling) -> list[dict[str, Any]]:
+    items = [{"kind": e.kind, "text": e.text, "player": e.player, "prominent": e.announce}
+             for e in ruling.events]
+    if ruling.verdict is Verdict.ILLEGAL:
+        items.append({"kind": "illegal", "text": f"Not allowed: {ruling.reason}",
+                      "player": ruling.move.player, "prominent": True})
+    elif ruling.verdict is Verdict.UNVERIFIABLE and ruling.reason:
+        items.append({"kind": "unverifiable", "text": f"Cannot check: {ruling.reason}",
+                      "player": ruling.move.player, "prominent": False})
+    return items
+
+
+class TableSession:
+    def __init__(self, store: Store, session_id: int | None = None, title: str = "Game night",
+                 source: str = ""):
+        self.store = store
+        self.lock = threading.RLock()
+        self.changed = threading.Condition()
+        self.version = 0
+        self.camera = CameraStatus(source=source)
+        if session_id is None:
+            session_id = store.latest_open_session()
+        if session_id is None:
+            session_id = store.new_session(title, source)
+        self.session_id = session_id
+        self.live: _Live | None = None
+        games = store.games(session_id)
+        if games and games[-1].ended is None:
+            self._rebuild(games[-1].id)
+
+    # ---- change signal ------------------------------------------------------------------
+
+    def bump(self) -> None:
+        with self.changed:
+            self.version += 1
+            self.changed.notify_all()
+
+    def wait_change(self, seen: int, timeout: float) -> int:
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != seen, timeout)
+            return self.version
+
+    def set_camera(self, **changes: Any) -> None:
+        before = self.camera.to_json()
+        for k, v in changes.items():
+            setattr(self.camera, k, v)
+        if {k: v for k, v in self.camera.to_json().items() if k != "fps"} != \
+                {k: v for k, v in before.items() if k != "fps"}:
+            self.bump()
+
+    # ---- games --------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.store.session(self.session_id)["settings"]
+
+    def start_game(self, game: str, players: int, seats: list[str] | None = None,
+                   options: dict[str, Any] | None = None, manual: bool = False,
+                   seed: int | None = None) -> int:
+        try:
+            module = get_game(game)
+        except UnknownGameError as e:
+            raise TableError(str(e)) from None
+        if not isinstance(players, int) or isinstance(players, bool) or \
+                not module.MIN_PLAYERS <= players <= module.MAX_PLAYERS:
+            raise TableError(f"{module.TITLE} is for {module.MIN_PLAYERS}-{module.MAX_PLAYERS} "
+                             f"players, not {players!r}")
+        try:
+            opts = options_from_json(module.Options, options or {})
+        except OptionsError as e:
+            raise TableError(str(e)) from None
+        seats = [str(s).strip()[:40] or f"Player {i + 1}"
+                 for i, s in enumerate((seats or [])[:players])]
+        seats += [f"Player {i + 1}" for i in range(len(seats), players)]
+        if manual and seed is None:
+            seed = random.randrange(1_000_000)
+        with self.lock:
+            if self.live is not None:
+                self.store.end_game(self.live.game_id, {"text": "abandoned", "winners": [],
+                                                        "scores": []})
+            settings = {"manual": manual, "seed": seed}
+            game_id = self.store.new_game(self.session_id, module.NAME, players, seats,
+                                          {**options_to_json(opts), "__table__": settings})
+            self.store.announce(game_id, "start", f"{module.TITLE} begins: {', '.join(seats)}",
+                                prominent=True)
+            self._rebuild(game_id)
+        self.bump()
+        return game_id
+
+    def _rebuild(self, game_id: int) -> None:
+        row = self.store.game(game_id)
+        module = get_game(row.game)
+        raw = dict(row.options)
+        table = raw.pop("__table__", {})
+        opts = options_from_json(module.Options, raw)
+        live = _Live(game_id, module, opts, module.TableReferee(row.players, opts))
+        if table.get("manual"):
+            live.manual_state = module.new_game(row.players, opts, table.get("seed"))
+        for ev in self.store.events(game_id, kind="move"):
+            move = Move.from_json(ev.payload["move"])
+            if live.manual_state is not None:
+                live.manual_state, _ = module.apply(live.manual_state, move)
+            live.referee.observe(module.public_move(move))
+            live.move_events.append(ev)
+        self.live = live
+
+    def _require_live(self) -> _Live:
+        if self.live is None:
+            raise TableError("no game is being played; start one on the Setup page")
+        return self.live
+
+    def end_game(self, winners: list[int] | None = None, text: str = "") -> dict[str, Any]:
+        with self.lock:
+            live = self._require_live()
+            row = self.store.game(live.game_id)
+            result = self._result(live)
+            if result is None and live.module is not None:
+                winners = [w for w in (winners or []) if isinstance(w, int)
+                           and not isinstance(w, bool) and 0 <= w < row.players]
+                names = " and ".join(row.seats[w] for w in winners) or "nobody"
+                result = {"winners": winners, "scores": [1 if i in winners else 0
+                                                         for i in range(row.players)],
+                          "text": text[:200] or f"{names} won"}
+            self.store.end_game(live.game_id, result)
+            self.store.announce(live.game_id, "result", result["text"], prominent=True)
+            self.live = None
+        self.bump()
+        return result
+
+    def _result(self, live: _Live, ruling: Ruling | None = None) -> dict[str, Any] | None:
+        """The result when the game is known to be over, else None: from the engine on the
+        manual board, else from a referee that announced a win."""
+        if live.manual_state is not None:
+            if live.module.is_over(live.manual_state):
+                return live.module.result(live.manual_state).to_json()
+            return None
+        wins = [e for e in (ruling.events if ruling else ()) if e.kind in WIN_KINDS]
+        if not wins:
+            return None
+        players = self.store.game(live.game_id).players
+        seen = getattr(live.referee, "state", None)
+        winners = list(getattr(seen, "winners", ()) or ())
+        winners = winners or sorted({e.player for e in wins if e.player is not None})
+        return {"winners": winners, "scores": [1 if i in winners else 0 for i in range(players)],
+                "text": " ".join(e.text for e in wins)}
+
+    # ---- moves --------------------------------------------------------------------------
+
+    def observe(self, move: Move, source: str = "camera", extra: dict | None = None):
+        """Judge one move and store it with its ruling and announcements; then show it."""
+        with self.lock:
+            live = self._require_live()
+            if live.manual_state is not None:
+                try:
+                    live.manual_state, _ = live.module.apply(live.manual_state, move)
+                except IllegalMoveError as e:
+                    raise TableError(f"not allowed: {e.reason}") from None
+            public = live.module.public_move(move)
+            ruling = live.referee.observe(public)
+            # The table sees only the public move; the full one is kept on the manual board,
+            # where the engine needs it to replay (a drawn card's identity).
+            payload = {"move": (move if live.manual_state is not None else public).to_json(),
+                       "public": public.to_json(), "ruling": ruling.to_json(),
+                       "source": source, **(extra or {})}
+            event, _ = self.store.append_event(live.game_id, "move", payload,
+                                               _announcement_items(ruling))
+            live.move_events.append(event)
+            finished = self._result(live, ruling)
+            if finished is not None:
+                self.store.end_game(live.game_id, finished)
+                if not any(e.kind in WIN_KINDS for e in ruling.events):
+                    self.store.announce(live.game_id, "result", finished["text"],
+                                        prominent=True)
+                self.live = None
+        self.bump()
+        return event, ruling
+
+    def correct(self, event_id: int, move_json: dict[str, Any] | None) -> dict[str, Any]:
+        """Replace (or delete, with None) an observed move and re-judge from that point."""
+        with self.lock:
+            live = self._require_live()
+            try:
+                ev = self.store.event(event_id)
+            except StoreError as e:
+                raise TableError(str(e)) from None
+            if ev.game_id != live.game_id or ev.kind != "move":
+                raise TableError(f"event {event_id} is not a move of the current game")
+            if ev.status != "active":
+                raise TableError(f"event {event_id} was already corrected")
+            if live.manual_state is not None:
+                raise TableError("moves on the manual board are undone, not corrected")
+            new_payload = None
+            if move_json is not None:
+                try:
+                    move = Move.from_json(move_json)
+                except RecordError as e:
+                    raise TableError(str(e)) from None
+                if move.player >= self.store.game(live.game_id).players:
+                    raise TableError(f"there is no seat {move.player + 1} at this table")
+                public = live.module.public_move(move).to_json()
+                new_payload = {**ev.payload, "move": public, "public": public,
+                               "corrected": True}
+            self.store.correct_event(event_id, new_payload,
+                                     deck_profile=str(self.settings.get("deck_profile", "")))
+            self._rejudge(live, ev.seq)
+        self.bump()
+        return {"corrected": event_id, "from_seq": ev.seq}
+
+    def _rejudge(self, live: _Live, from_seq: int) -> None:
+        referee = live.module.TableReferee(self.store.game(live.game_id).players, live.options)
+        rulings = {}
+        events = self.store.events(live.game_id, kind="move")
+        for ev in events:
+            ruling = referee.observe(live.module.public_move(Move.from_json(ev.payload["move"])))
+            if ev.seq >= from_seq:
+                rulings[ev.id] = ({**ev.payload, "ruling": ruling.to_json()},
+                                  _announcement_items(ruling))
+        self.store.rejudge(live.game_id, from_seq, rulings)
+        live.referee = referee
+        live.move_events = self.store.events(live.game_id, kind="move")
+
+    def undo_manual(self) -> None:
+        with self.lock:
+            live = self._require_live()
+            if live.manual_state is None or not live.move_events:
+                raise TableError("nothing to undo on the manual board")
+            self.store.correct_event(live.move_events[-1].id, None)
+            self.store.rejudge(live.game_id, live.move_events[-1].seq, {})
+            self._rebuild(live.game_id)
+        self.bump()
+
+    # ---- questions ----------------------------------------------------------------------
+
+    def ask(self, kind: str, text: str, choices: list[dict[str, Any]],
+            context: dict | None = None):
+        with self.lock:
+            live = self._require_live()
+            row = self.store.add_pending(live.game_id, kind, {"text": text, "choices": choices,
+                                                              "context": context or {}})
+            self.store.announce(live.game_id, kind, text)
+        self.bump()
+        return row
+
+    def answer(self, pending_id: int, choice: Any) -> dict[str, Any]:
+        with self.lock:
+            live = self._require_live()
+            rows = {p.id: p for p in self.store.pending(live.game_id)}
+            if pending_id not in rows:
+                raise TableError(f"no open question {pending_id} in the current game")
+            p = rows[pending_id]
+            allowed = [c.get("value") for c in p.payload.get("choices", [])]
+            if choice not in allowed:
+                raise TableError(f"choice {choice!r} is not one of {allowed}")
+            self.store.resolve_pending(pending_id, choice)
+            context = p.payload.get("context", {})
+            out: dict[str, Any] = {"answered": pending_id}
+            if p.kind == "unsure" and context.get("move") and choice != "none":
+                move = Move.from_json({**context["move"], "cards": [choice]})
+                event, _ = self.observe(move, source="confirmed",
+                                             extra={"confirmed_from": pending_id})
+                out["event"] = event.id
+                # what the model read and what the players said: the deck profile learns
+                self.store.record_correction(live.game_id, event.id,
+                                             {"reading": context.get("reading")},
+                                             {"card": choice},
+                                             str(self.settings.get("deck_profile", "")))
+            elif p.kind == "question" and context.get("ask") == "who-drew":
+                tell = getattr(live.referee, "tell_draw", None)
+                if callable(tell):
+                    tell(int(choice))
+        self.bump()
+        return out
+
+    # ---- views --------------------------------------------------------------------------
+
+    def state_json(self) -> dict[str, Any]:
+        with self.lock:
+            live = self.live
+            out: dict[str, Any] = {"version": self.version, "session": self.session_id,
+                                   "camera": self.camera.to_json(), "game": None}
+            if live is None:
+                return out
+            row = self.store.game(live.game_id)
+            moves = [{"id": e.id, "seq": e.seq, "text": str(Move.from_json(e.payload["move"])),
+                      **e.payload} for e in live.move_events]
+            ref = live.referee
+            turn = _call_or_attr(ref, ("current_player", "to_play", "turn"))
+            if live.manual_state is not None:
+                turn = live.module.current_player(live.manual_state)
+            hands = _call_or_attr(ref, ("hand_counts", "hand_sizes", "counts"))
+            out["game"] = {**row.to_json(), "title": live.module.TITLE,
+                           "options": {k: v for k, v in row.options.items() if k != "__table__"},
+                           "manual": live.manual_state is not None,
+                           "moves": moves[-60:], "move_count": len(moves), "turn": turn,
+                           "hand_counts": list(hands) if hands is not None else None,
+                           "zones": zone_cards(live.move_events, ref, live.module),
+                           "pending": [p.to_json() for p in self.store.pending(live.game_id)]}
+            return out
+
+
+def _call_or_attr(obj: Any, names: tuple[str, ...]) -> Any:
+    """A referee's view of turn or hand counts, on the referee or on its ``state``."""
+    for name in names:
+        v = getattr(obj, name, None)
+        if v is None:
+            v = getattr(getattr(obj, "state", None), name, None)
+        if v is None:
+            continue
+        try:
+            return v() if callable(v) else v
+        except (TypeError, ValueError, AttributeError):  # a referee that cannot say (yet) simply shows nothing
+            return None
+    return None
+
+
+def zone_cards(move_events, referee: Any = None, module: Any = None) -> dict[str, list[str]]:
+    """What lies in each zone: from the referee's own view of the table when it keeps one
+    (Kendra Kari's ``tops``: Position 7, then ring positions 1..6), else the last cards the
+    accepted moves put on each target (card i of a move goes to target i)."""
+    tops = getattr(getattr(referee, "state", None), "tops", None)
+    cards_of = getattr(module, "CARDS", None)
+    if isinstance(tops, tuple) and cards_of is not None:
+        out = {}
+        for pos, c in enumerate(tops):
+            if isinstance(c, int) and 0 <= c < len(cards_of):
+                out[str(pos if pos else 7)] = [cards_of[c].id]
+        return out
+    zones: dict[str, list[str]] = {}
+    for ev in move_events:
+        if ev.payload.get("ruling", {}).get("verdict") == "illegal":
+            continue
+        m = ev.payload.get("public", ev.payload["move"])
+        targets = [t.strip() for t in str(m.get("target", "")).split(",") if t.strip()]
+        cards = m.get("cards", [])
+        if not targets or not cards:
+            continue
+        for k, card in enumerate(cards):
+            zones.setdefault(targets[min(k, len(targets) - 1)], []).append(card)
+    return {k: v[-4:] for k, v in zones.items()}
