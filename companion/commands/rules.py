@@ -128,11 +128,14 @@ def _demo(args: argparse.Namespace) -> int:
     rec = simulate(game.NAME, args.players, {}, seed)
     print(f"{game.TITLE}: {args.players} players, seed {seed} "
           f"(replay with: companion demo --game {game.NAME} --seed {seed})\n")
+    render = getattr(game, "render", None)  # board games draw their board after each move
     for i, (_state, move, events) in enumerate(replay(rec), 1):
         print(f"{i:4}. {move}")
         for e in events:
             text = f"      >>> {e.text.upper()} <<<" if e.announce else f"      {e.text}"
             print(text)
+        if render is not None:
+            print(render(_state))
         sys.stdout.flush()
         if args.delay > 0:
             time.sleep(args.delay * (3 if any(e.announce for e in events) else 1))
