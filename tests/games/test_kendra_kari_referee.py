@@ -1,0 +1,236 @@
+"""The Kendra Kari table referee: simulated games round-trip (nothing legal is called
+illegal, only the "I cannot play" claims are unverifiable), it keeps the same public
+state as the engine, and each class of illegal play injected into a record gets its
+reason."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.games import kendra_kari as kk
+from companion.games.base import Move, Verdict, options_from_json
+from companion.record import referee_record, simulate, table_view
+
+OPTION_SETS = [
+    {},
+    {"direction": "anticlockwise"},
+    {"stock_exhausted": "reshuffle"},
+    {"first_play_2011": "true"},
+    {"first_play_2011": "true", "play_drawn_card": "false", "hand_limit_nine": "true"},
+    {"hand_limit_nine": "true", "stock_exhausted": "reshuffle"},
+]
+
+
+def _games(options, players=(3, 4, 5, 6), seeds=range(12)):
+    opts = options_from_json(kk.Options, options)
+    for n in players:
+        for seed in seeds:
+            state = kk.new_game(n, opts, seed)
+            rng = random.Random(seed)
+            states, moves = [state], []
+            while not kk.is_over(state):
+                move = kk.bot_move(state, rng)
+                state, _ = kk.apply(state, move)
+                states.append(state)
+                moves.append(move)
+            yield opts, n, states, moves
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(o) or "2015")
+def test_simulated_games_round_trip_and_the_referee_tracks_the_table(options):
+    kinds = set()
+    for opts, n, states, moves in _games(options):
+        ref = kk.TableReferee(n, opts)
+        for before, move, after in zip(states, moves, states[1:]):
+            _, events = kk.apply(before, move)
+            ruling = ref.observe(kk.public_move(move))
+            kinds.add((move.action, ruling.verdict))
+            if move.action in ("draw", "pass"):
+                assert ruling.verdict is Verdict.UNVERIFIABLE, (move, ruling)
+                assert "cannot see their hand" in ruling.reason
+            else:
+                assert ruling.verdict is Verdict.LEGAL, (move, ruling.reason)
+            assert list(ruling.events) == events  # same words, same announcements
+            seen = ref.state
+            assert seen.counts == tuple(h.bit_count() for h in after.hands)
+            assert seen.stock == kk.stock_left(after) or kk.is_over(after)
+            assert seen.tops == after.tops and seen.last == after.last
+        assert ref.state.winners == kk.result(states[-1]).winners
+        assert any(e.announce and "win" in e.text for e in ruling.events)
+    assert ("bridge", Verdict.LEGAL) in kinds and ("start", Verdict.LEGAL) in kinds
+
+
+def test_cli_pipeline_records_round_trip():
+    for seed in range(5):
+        rec = simulate("kendra-kari", 4, {"hand_limit_nine": "true"}, seed)
+        rulings = list(referee_record(table_view(rec)))
+        assert len(rulings) == len(rec.moves)
+        for move, r in zip(rec.moves, rulings):
+            want = Verdict.UNVERIFIABLE if move.action in ("draw", "pass") else Verdict.LEGAL
+            assert r.verdict is want, (move, r.reason)
+
+
+def test_a_record_without_the_deal_move_leaves_only_the_first_match_unverifiable():
+    rec = simulate("kendra-kari", 4, None, 3)
+    moves = [kk.public_move(m) for m in rec.moves[1:]]
+    ref = kk.TableReferee(4)
+    rulings = [ref.observe(m) for m in moves]
+    first_play = next(i for i, m in enumerate(moves) if m.action == "play")
+    assert rulings[first_play].verdict is Verdict.UNVERIFIABLE
+    assert all(r.verdict is not Verdict.ILLEGAL for r in rulings)
+
+
+# ---- injecting each class of illegal play -------------------------------------------------
+
+
+def _inject(options, find, corrupt, reason, players=4, seeds=range(40), contains=""):
+    """In the first simulated game with a move where ``find(before, move)`` holds, replace
+    that move by ``corrupt(before, move)`` and check the referee calls it illegal with a
+    reason starting ``reason`` (and everything before it not illegal)."""
+    for opts, n, states, moves in _games(options, (players,), seeds):
+        for i, (before, move) in enumerate(zip(states, moves)):
+            if not find(before, move):
+                continue
+            bad = corrupt(before, move)
+            if bad is None:
+                continue
+            ref = kk.TableReferee(n, opts)
+            for m in moves[:i]:
+                assert ref.observe(kk.public_move(m)).verdict is not Verdict.ILLEGAL
+            ruling = ref.observe(kk.public_move(bad))
+            assert ruling.verdict is Verdict.ILLEGAL, (bad, ruling)
+            assert ruling.reason.startswith(reason), ruling.reason
+            assert contains in ruling.reason, ruling.reason
+            assert ref.state == ref.history[-2]  # illegal-not-applied
+            ref.undo()
+            assert ref.observe(kk.public_move(move)).verdict is not Verdict.ILLEGAL
+            return ruling.reason
+    pytest.fail(f"no game offered a place to inject {reason!r}")
+
+
+def _unseen(before, pred):
+    """A card not yet on the table or captured (somewhere hidden) satisfying ``pred``."""
+    out = before.table | before.captured | before.dead
+    for c in range(96):
+        if not (out >> c) & 1 and pred(c):
+            return kk.CARDS[c]
+    return None
+
+
+def _normal_play(before, move):
+    return move.action == "play" and before.stage is kk.Stage.NORMAL
+
+
+def _swap(move, **kw):
+    d = {"player": move.player, "action": move.action, "cards": move.cards,
+         "target": move.target, **kw}
+    return Move(d["player"], d["action"], tuple(d["cards"]), d["target"])
+
+
+def test_inject_wrong_match():
+    def corrupt(b, m):
+        card = _unseen(b, lambda c: not kk.matches(c, b.tops[b.last]))
+        return _swap(m, cards=(card,))
+    _inject({}, _normal_play, corrupt, "Wrong match")
+
+
+def test_inject_wrong_position():
+    _inject({}, _normal_play, lambda b, m: _swap(m, target=str(kk.NEXT[int(m.target)])),
+            "Wrong position: the next position is")
+
+
+def test_inject_bridge_not_valid():
+    def find(b, m):
+        return _normal_play(b, m) and b.last > 0 and b.tops[kk.OPP[b.last]] >= 0
+
+    def corrupt(b, m):
+        card = _unseen(b, lambda c: kk.matches(c, b.tops[b.last])
+                       and not kk.matches(c, b.tops[kk.OPP[b.last]]))
+        return card and _swap(m, action="bridge", cards=(card,), target="7")
+    _inject({}, find, corrupt, "Bridge not valid")
+
+
+def test_inject_second_card_did_not_bridge():
+    def corrupt(b, m):
+        first = kk.INDEX[m.cards[0]]
+        far = b.tops[kk.OPP[kk.NEXT[b.last]]]
+        card = _unseen(b, lambda c: c != first and not (kk.matches(c, first)
+                                                        and kk.matches(c, far)))
+        return _swap(m, cards=(m.cards[0], card))
+    _inject({}, lambda b, m: m.action == "bridge" and len(m.cards) == 2, corrupt,
+            "Second card did not bridge")
+
+
+def test_inject_drawn_card_used_to_bridge():
+    def find(b, m):
+        return b.stage is kk.Stage.DRAWN
+
+    for new in (lambda b, m: _swap(m, action="bridge", target="7"),
+                lambda b, m: _swap(m, action="bridge", target=f"{m.target},7",
+                                   cards=(m.cards[0], _unseen(b, lambda c: True)))):
+        _inject({}, find, new, "Drawn card used to bridge")
+
+
+def test_inject_not_your_turn():
+    _inject({}, _normal_play, lambda b, m: _swap(m, player=(m.player + 1) % 4),
+            "Not your turn")
+
+
+def test_inject_card_already_played():
+    reason = _inject({}, lambda b, m: _normal_play(b, m) and b.last > 0,
+                     lambda b, m: _swap(m, cards=(kk.CARDS[b.tops[b.last]],)), "")
+    assert "was already played" in reason
+
+
+def test_inject_play_instead_of_beginning_the_new_phase():
+    _inject({}, lambda b, m: m.action == "start",
+            lambda b, m: _swap(m, action="play", cards=m.cards[:1], target="1"),
+            "Player", contains="built a bridge and must begin the new phase")
+
+
+def test_inject_new_phase_second_card_does_not_match():
+    def corrupt(b, m):
+        first = kk.INDEX[m.cards[0]]
+        return _swap(m, cards=(m.cards[0], _unseen(b, lambda c: c != first and
+                                                   not kk.matches(c, first))))
+    _inject({}, lambda b, m: m.action == "start" and len(m.cards) == 2, corrupt,
+            "Wrong match: the second card of a new phase")
+
+
+def test_inject_passing_without_the_nine_card_rule_and_with_fewer_than_nine():
+    _inject({}, lambda b, m: m.action == "draw", lambda b, m: Move(m.player, "pass"),
+            "A player who cannot play draws")
+    _inject({"hand_limit_nine": "true"},
+            lambda b, m: m.action == "draw" and b.hands[m.player].bit_count() < 9,
+            lambda b, m: Move(m.player, "pass"), "Player", contains="fewer than nine")
+
+
+def test_inject_drawing_with_nine_cards():
+    _inject({"hand_limit_nine": "true"}, lambda b, m: m.action == "pass",
+            lambda b, m: Move(m.player, "draw"), "Player", seeds=range(200),
+            contains="holds nine cards and passes instead of drawing")
+
+
+def test_inject_two_cards_from_a_one_card_hand():
+    def find(b, m):
+        return _normal_play(b, m) and b.hands[m.player].bit_count() == 1
+
+    def corrupt(b, m):
+        return _swap(m, action="bridge", cards=(m.cards[0], _unseen(b, lambda c: True)),
+                     target=f"{m.target},7")
+    reason = _inject({}, find, corrupt, "Player")
+    assert "has only 1 card in hand" in reason
+
+
+def test_inject_turning_up_out_of_time_and_moving_after_the_end():
+    _inject({}, lambda b, m: m.action == "draw",
+            lambda b, m: Move(m.player, "turnup", (_unseen(b, lambda c: True),)),
+            "Cards are turned up only when")
+    rec = simulate("kendra-kari", 4, None, 2)
+    ref = kk.TableReferee(4)
+    for m in rec.moves:
+        ref.observe(kk.public_move(m))
+    late = ref.observe(Move(0, "draw"))
+    assert late.verdict is Verdict.ILLEGAL and late.reason == "The game is over"
