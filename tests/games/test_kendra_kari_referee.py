@@ -42,24 +42,45 @@ def _games(options, players=(3, 4, 5, 6), seeds=range(12)):
 def test_simulated_games_round_trip_and_the_referee_tracks_the_table(options):
     kinds = set()
     for opts, n, states, moves in _games(options):
-        ref = kk.TableReferee(n, opts)
-        for before, move, after in zip(states, moves, states[1:]):
-            _, events = kk.apply(before, move)
-            ruling = ref.observe(kk.public_move(move))
-            kinds.add((move.action, ruling.verdict))
-            if move.action in ("draw", "pass"):
-                assert ruling.verdict is Verdict.UNVERIFIABLE, (move, ruling)
-                assert "cannot see their hand" in ruling.reason
-            else:
-                assert ruling.verdict is Verdict.LEGAL, (move, ruling.reason)
-            assert list(ruling.events) == events  # same words, same announcements
-            seen = ref.state
-            assert seen.counts == tuple(h.bit_count() for h in after.hands)
-            assert seen.stock == kk.stock_left(after) or kk.is_over(after)
-            assert seen.tops == after.tops and seen.last == after.last
-        assert ref.state.winners == kk.result(states[-1]).winners
-        assert any(e.announce and "win" in e.text for e in ruling.events)
+        kinds |= _round_trip(opts, n, states, moves)
     assert ("bridge", Verdict.LEGAL) in kinds and ("start", Verdict.LEGAL) in kinds
+    if "hand_limit_nine" in options:
+        assert ("turnup", Verdict.LEGAL) in kinds and ("pass", Verdict.UNVERIFIABLE) in kinds
+
+
+def test_round_trip_through_reshuffles_and_fewest_card_endings():
+    reshuffled = fewest = 0
+    for options in ({"stock_exhausted": "reshuffle"}, {}):
+        for opts, n, states, moves in _games(options, seeds=range(60)):
+            if states[-1].reshuffles or "fewest" in states[-1].ending:
+                _round_trip(opts, n, states, moves)
+                reshuffled += states[-1].reshuffles > 0
+                fewest += "fewest" in states[-1].ending
+    assert reshuffled >= 3 and fewest >= 3
+
+
+def _round_trip(opts, n, states, moves):
+    """Feed a game's public moves to a fresh referee; check every verdict, the events
+    and the public state it keeps against the engine's."""
+    kinds = set()
+    ref = kk.TableReferee(n, opts)
+    for before, move, after in zip(states, moves, states[1:]):
+        _, events = kk.apply(before, move)
+        ruling = ref.observe(kk.public_move(move))
+        kinds.add((move.action, ruling.verdict))
+        if move.action in ("draw", "pass"):
+            assert ruling.verdict is Verdict.UNVERIFIABLE, (move, ruling)
+            assert "cannot see their hand" in ruling.reason
+        else:
+            assert ruling.verdict is Verdict.LEGAL, (move, ruling.reason)
+        assert list(ruling.events) == events  # same words, same announcements
+        seen = ref.state
+        assert seen.counts == tuple(h.bit_count() for h in after.hands)
+        assert seen.stock == kk.stock_left(after) or kk.is_over(after)
+        assert seen.tops == after.tops and seen.last == after.last
+    assert ref.state.winners == kk.result(states[-1]).winners
+    assert any(e.announce and "win" in e.text for e in ruling.events)
+    return kinds
 
 
 def test_cli_pipeline_records_round_trip():
