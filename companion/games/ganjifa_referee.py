@@ -168,7 +168,9 @@ class TableReferee:
         self.picture = Picture(table, step, claims, revealed, shown, trick_step)
         if errors or calls:
             reasons = errors + [r for r, _ in calls]
-            offenders = [seat] * len(errors) + [c.seat for _, c in calls]
+            # A withheld card is the holder's error; every other claim is its maker's.
+            offenders = [seat] * len(errors) + [seat if c.kind in ("called", "target")
+                                                else c.seat for _, c in calls]
             return Ruling(move, Verdict.ILLEGAL, reasons[0],
                           tuple(_withdraw(r, o, move) for r, o in zip(reasons, offenders))
                           + tuple(events))
