@@ -14,7 +14,7 @@ contradict it has already been seen on the table.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion.cards import Card, RankOrder, Suit, strength
 from companion.games.base import seat_name
@@ -37,16 +37,37 @@ class Claim:
     lo: int
     hi: int
     measure: str = "strength"
+    # "the highest or the lowest" (lo == hi == the card played): false only once the
+    # player has shown a card above it and a card below it
+    extreme: bool = False
+    above: bool = False
+    below: bool = False
+
+    def _m(self, card: Card, order: RankOrder) -> int:
+        return face_value(card) if self.measure == "value" else strength(card, order)
 
     def disproved_by(self, card: Card, order: RankOrder) -> bool:
         if self.suit is not None and card.suit is not self.suit:
             return False
-        m = face_value(card) if self.measure == "value" else strength(card, order)
+        m = self._m(card, order)
+        if self.extreme:
+            return (self.above or m > self.hi) and (self.below or m < self.lo)
         return m < self.lo or m > self.hi
 
+    def noting(self, card: Card, order: RankOrder) -> Claim:
+        """An extreme claim after the player showed ``card`` (half of a disproof)."""
+        if not self.extreme or (self.suit is not None and card.suit is not self.suit):
+            return self
+        m = self._m(card, order)
+        return replace(self, above=self.above or m > self.hi, below=self.below or m < self.lo)
+
     def could_be_false(self, unseen: Iterable[Card], order: RankOrder) -> bool:
-        """Whether some card not yet seen on the table would disprove the claim."""
-        return any(self.disproved_by(c, order) for c in unseen)
+        """Whether cards not yet seen on the table could disprove the claim."""
+        pool = [c for c in unseen if self.suit is None or c.suit is self.suit]
+        if self.extreme:
+            return (self.above or any(self._m(c, order) > self.hi for c in pool)) and \
+                (self.below or any(self._m(c, order) < self.lo for c in pool))
+        return any(self.disproved_by(c, order) for c in pool)
 
 
 def void(player: int, step: int, suit: Suit, why: str) -> Claim:
@@ -59,11 +80,18 @@ def judge_claims(claims: Sequence[Claim], player: int, cards: Sequence[Card],
     """(claims still open, the proofs this play gives against earlier claims)."""
     keep, proofs = [], []
     for c in claims:
-        hit = next((k for k in cards if c.player == player and c.disproved_by(k, order)), None)
+        hit = None
+        if c.player == player:
+            for k in cards:
+                if c.disproved_by(k, order):
+                    hit = k
+                    break
+                c = c.noting(k, order)
         if hit is None:
             keep.append(c)
         else:
-            proofs.append(f"{hit.name} proves that at move {c.step} {c.text} was false")
+            proofs.append(f"{hit.name} proves that {seat_name(player)}'s play at move "
+                          f"{c.step} broke the rules ({c.text})")
     return tuple(keep), proofs
 
 

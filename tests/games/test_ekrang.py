@@ -148,7 +148,7 @@ def test_a_revoke_is_unverifiable_until_the_player_shows_the_suit():
     v = [r.verdict for r in _referee(moves)]
     assert v == [Verdict.LEGAL, Verdict.LEGAL, Verdict.LEGAL, Verdict.UNVERIFIABLE,
                  Verdict.LEGAL, Verdict.ILLEGAL]
-    assert "move 4" in _referee(moves)[-1].reason
+    assert "move 4 broke the rules" in _referee(moves)[-1].reason
 
 
 def test_the_referee_checks_the_setup_and_the_turn():
