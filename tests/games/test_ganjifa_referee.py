@@ -6,13 +6,14 @@ must be called with the book's reason, at the move that proves it.
 """
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from companion.cards import Card
 from companion.games import ganjifa as g
 from companion.games.base import Move, Verdict
-from companion.games.ganjifa_table import others
+from companion.games.ganjifa_table import advance, others
 from companion.record import referee_record, simulate, table_view
 
 CONFIGS = [(3, {}), (4, {}), (3, {"deck": "mughal"}),
@@ -113,7 +114,7 @@ def test_a_deni_while_another_player_holds_a_card_above_the_called_one():
                     and above[1] in s.hands[q]:
                 return Move(p, "deni", (lower[0], h)), Move(q, "follow", (above[1],))
         return None
-    s, moves, (deni, show) = play_until(3, wrong_deni)
+    _s, moves, (deni, show) = play_until(3, wrong_deni)
     _, rulings = judge(3, moves + [deni, show])
     i, r = first_illegal(rulings)
     assert i == len(moves) + 1
@@ -193,7 +194,7 @@ def test_the_deni_giver_must_follow_suit_after_a_double():
                      if c.suit is not s.table.deni.high.suit]
             return Move(s.table.deni.giver, "follow", (other[0],)) if other else None
         return None
-    s, moves, wrong = play_until(3, doubled)
+    _s, moves, wrong = play_until(3, doubled)
     _, rulings = judge(3, moves + [wrong])
     assert [r.verdict for r in rulings[:-1]].count(Verdict.ILLEGAL) == 0
     assert rulings[-1].verdict is Verdict.ILLEGAL
@@ -268,3 +269,122 @@ def test_the_tracker_shows_played_exposed_and_provably_unbeatable_cards():
     for suit, top in tr.highest_unplayed:
         assert top == next((c for c in s.rules.order[suit] if c not in s.table.played), None)
     assert tr.to_json()["suits"][0]["cards"][0]["card"].endswith("raja")
+
+
+# ---- errors proved much later: force the error, let the game go on legally ---------------
+
+def force(s, m):
+    """Put ``m`` on the table even though the engine forbids it (a player's error)."""
+    table, _ = advance(s.table, m)
+    gone = set(m.cards[:1]) if m.action == "deni" else set(m.cards)
+    hands = tuple(h - gone if i == m.player else h for i, h in enumerate(s.hands))
+    return replace(s, table=table, hands=hands)
+
+
+def finish(s, moves, seed=0):
+    rng = random.Random(seed)
+    moves = list(moves)
+    while not g.is_over(s):
+        m = g.bot_move(s, rng)
+        s, _ = g.apply(s, m)
+        moves.append(m)
+    return moves
+
+
+def test_a_sacrifice_that_was_not_the_highest_card_is_called_when_the_higher_one_shows():
+    def two_in_suit(s):
+        if not leading(s):
+            return None
+        for m in g.legal_moves(s):
+            if m.action == "sacrifice":
+                lower = [c for c in s.rules.order[m.cards[0].suit][1:]
+                         if c in s.hands[m.player] and c != m.cards[0]]
+                if lower:
+                    return Move(m.player, "sacrifice", (lower[0],)), m.cards[0]
+        return None
+    s, moves, (wrong, higher) = play_until(3, two_in_suit)
+    allm = finish(force(s, wrong), moves + [wrong])
+    _, rulings = judge(3, allm)
+    assert rulings[len(moves)].verdict is Verdict.UNVERIFIABLE
+    i, r = first_illegal(rulings)
+    assert allm[i].player == wrong.player and higher in allm[i].cards
+    assert f"gave up the {wrong.cards[0].name} at move {len(moves) + 1}" in r.reason
+
+
+def test_the_highest_card_withheld_from_a_sacrifice_is_called_when_it_shows():
+    def sacrifice(s):
+        return leading(s) and next((m for m in g.legal_moves(s) if m.action == "sacrifice"),
+                                   None)
+    s, moves, sac = play_until(3, sacrifice)
+    s, _ = g.apply(s, sac)
+    moves.append(sac)
+    target = s.table.target
+    while s.table.phase is g.Phase.FOLLOW:
+        p = g.current_player(s)
+        card = g.legal_moves(s)[0].cards[0]
+        if card == target:
+            card = next(c for c in s.rules.sort(s.hands[p]) if c != target)
+            holder = p
+        m = Move(p, "follow", (card,))
+        s = force(s, m)
+        moves.append(m)
+    allm = finish(s, moves)
+    _, rulings = judge(3, allm)
+    assert rulings[len(moves) - 1].verdict is Verdict.UNVERIFIABLE
+    i, r = first_illegal(rulings)
+    assert allm[i].player == holder and target in allm[i].cards
+    assert "the highest card must be played" in r.reason and r.events[0].player == holder
+
+
+def test_a_pass_while_holding_an_unbeatable_card_is_called_when_it_is_proved():
+    def hold_back(s):
+        return leading(s) and s.table.led_this_turn and \
+            g.unbeatable(s.rules, s.table.played, s.hands[s.table.leader])
+    s, moves, _ = play_until(4, hold_back)
+    p = s.table.leader
+    wrong = Move(p, "pass")
+    allm = finish(force(s, wrong), moves + [wrong])
+    _, rulings = judge(4, allm)
+    assert rulings[len(moves)].verdict is Verdict.UNVERIFIABLE
+    i, r = first_illegal(rulings)
+    assert i is not None and allm[i].player == p
+    assert f"gave up the lead at move {len(moves) + 1}" in r.reason and "unbeatable" in r.reason
+
+
+def test_a_deni_by_the_holder_of_the_called_card_is_called():
+    def own(s):
+        if not leading(s):
+            return None
+        p, t = s.table.leader, s.table
+        for h in s.rules.sort(s.hands[p]):
+            above = t.unplayed_above(h)
+            lower = [c for c in s.hands[p] if c.suit is h.suit
+                     and s.rules.power[c] < s.rules.power[h]]
+            if above and lower and above[0] in s.hands[p] and h not in t.exposed[p]:
+                return Move(p, "deni", (lower[0], h))
+        return None
+    s, moves, wrong = play_until(3, own)
+    allm = finish(force(s, wrong), moves + [wrong])
+    _, rulings = judge(3, allm)
+    i, r = first_illegal(rulings)
+    assert allm[i].player == wrong.player
+    assert f"at move {len(moves) + 1} while holding the" in r.reason
+
+
+def test_a_lead_beaten_by_a_card_shown_at_the_deal_is_called_at_once():
+    opts = g.Options(face_up_deal=True)
+
+    def beatable(s):
+        if not leading(s):
+            return None
+        p, t = s.table.leader, s.table
+        for c in s.rules.sort(s.hands[p]):
+            for q in range(3):
+                if q != p and any(x in s.face_up[q] and x in s.hands[q]
+                                  for x in t.unplayed_above(c)):
+                    return Move(p, "lead", (c,))
+        return None
+    _s, moves, wrong = play_until(3, beatable, opts)
+    _, rulings = judge(3, moves + [wrong], opts)
+    i, r = first_illegal(rulings)
+    assert i == len(moves) and "a beatable card was led" in r.reason

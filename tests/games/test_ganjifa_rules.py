@@ -128,7 +128,7 @@ def test_opening_trick_is_won_by_the_leader(players, double, cards, order):
     seen = []
     while s.table.phase is g.Phase.FOLLOW:
         seen.append((g.current_player(s) - leader) % players)
-        s, ev = play(s, g.legal_moves(s)[-1])  # any card, low or not (ruling low-cards)
+        s, _ev = play(s, g.legal_moves(s)[-1])  # any card, low or not (ruling low-cards)
     assert seen == order
     assert s.table.won[leader] == cards and sum(s.table.won) == cards
     assert g.current_player(s) == leader and not s.table.led_this_turn
