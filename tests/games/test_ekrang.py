@@ -164,3 +164,29 @@ def test_the_referee_checks_the_setup_and_the_turn():
                   ])
     assert [x.verdict for x in r] == [Verdict.UNVERIFIABLE, Verdict.ILLEGAL,
                                       Verdict.UNVERIFIABLE, Verdict.ILLEGAL]
+
+
+@given(st.integers(2, 4), st.integers(0, 10_000), st.integers(0, 94),
+       st.sampled_from(ekrang.LEADS))
+@settings(max_examples=40, deadline=None)
+def test_the_referee_never_calls_a_rule_breaking_play_legal(players, seed, at, lead):
+    # play legally up to move `at`, then a card from the hand that the rules forbid there
+    s = ekrang.new_game(players, ekrang.Options(lead=lead), seed)
+    rng, moves = random.Random(seed), []
+    for _ in range(at):
+        m = rng.choice(ekrang.legal_moves(s))
+        s, _ = ekrang.apply(s, m)
+        moves.append(m)
+    p = ekrang.current_player(s)
+    if s.kind == "setup" or p is None:
+        return
+    legal = {m.cards[0] for m in ekrang.legal_moves(s)}
+    wrong = [c for c in s.hands[p] if c not in legal]
+    if not wrong:
+        return
+    bad = Move(p, "play", (rng.choice(wrong),))
+    with pytest.raises(IllegalMoveError):
+        ekrang.apply(s, bad)
+    verdicts = [r.verdict for r in _referee(moves + [bad], players, lead=lead)]
+    assert Verdict.ILLEGAL not in verdicts[:-1]
+    assert verdicts[-1] is not Verdict.LEGAL

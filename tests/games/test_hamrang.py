@@ -1,6 +1,7 @@
 """Hamrang: the draw and deal, two-card leads and follows with their substitutions,
 dropping out without face cards, conservation and termination, and the table referee."""
 
+import itertools
 import random
 
 import pytest
@@ -166,3 +167,33 @@ def test_the_referee_refuses_a_lead_without_a_face_card():
     assert _referee([Move(0, "play", parse_cards(["chandra-raja", "chandra-1"]))])[0].verdict \
         is Verdict.ILLEGAL  # by day the Raja of Surya opens
 
+
+
+@given(st.integers(0, 10_000), st.integers(0, 40))
+@settings(max_examples=40, deadline=None)
+def test_the_referee_never_calls_a_rule_breaking_play_legal(seed, at):
+    # play legally up to move `at`, then two cards from the hand that the rules forbid there
+    s = hamrang.new_game(4, None, seed)
+    rng, moves = random.Random(seed), []
+    for _ in range(at):
+        if hamrang.is_over(s):
+            return
+        m = rng.choice(hamrang.legal_moves(s))
+        s, _ = hamrang.apply(s, m)
+        moves.append(m)
+    p = hamrang.current_player(s)
+    if p is None or hamrang.legal_moves(s)[0].action == "out" or len(s.hands[p]) < 2:
+        return
+    legal = {frozenset(m.cards) for m in hamrang.legal_moves(s)}
+    lead = not s.trick
+    wrong = [pair for pair in itertools.permutations(s.hands[p], 2)
+             if frozenset(pair) not in legal or (lead and Move(p, "play", pair)
+                                                 not in hamrang.legal_moves(s))]
+    if not wrong:
+        return
+    bad = Move(p, "play", rng.choice(wrong))
+    with pytest.raises(IllegalMoveError):
+        hamrang.apply(s, bad)
+    verdicts = [r.verdict for r in _referee(moves + [bad])]
+    assert Verdict.ILLEGAL not in verdicts[:-1]
+    assert verdicts[-1] is not Verdict.LEGAL
