@@ -274,6 +274,20 @@ def _step(state: State, move: Move) -> tuple[State, list[Event]]:
     return _fresh_round(nxt), events
 
 
+def bot_move(state: State, rng) -> Move:
+    """A plain player for ``simulate``: it looks only at its own cards and exchanges
+    where the expected gain is positive (an unseen card is worth 6.5 on average)."""
+    moves = legal_moves(state)
+    if state.phase != "exchange" or rng.random() < 0.1:
+        return rng.choice(moves) if state.phase == "exchange" else moves[0]
+    p = current_player(state)
+    gain_up = 2 * (6.5 - card_value(state.up[p]))
+    gain_down = 13 - sum(card_value(c) for c in state.down[p])
+    if max(gain_up, gain_down) <= 0:
+        return moves[0]
+    return moves[1] if gain_up >= gain_down else moves[2]
+
+
 def _expected(state: State) -> str:
     return {"deal": "the dealer deals first", "exchange": "stand or exchange, once",
             "reveal": "reveal the three cards"}.get(state.phase, "the game is over")
