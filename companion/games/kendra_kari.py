@@ -570,6 +570,8 @@ def _take(state: State, move: Move, what: str) -> tuple[State, int, list[Event]]
     declare the player with the fewest cards to have won, or else create a new stock by
     shuffling all the cards that have been captured by building bridges." Returns the
     finished game when it ends on the fewest cards."""
+    if move.target:
+        raise _bad(move, f"A {move.action} takes no target, not {move.target!r}")
     top = _stock_top(state)
     want = (CARDS[top],) if top >= 0 else ()
     if move.cards != want:

@@ -247,6 +247,8 @@ class TableReferee:
     def _draw(self, s: Seen, move: Move, cards: tuple[int, ...]):
         seat = move.player
         claim = f"{seat_name(seat)} says they cannot play; the table cannot see their hand"
+        if move.target:
+            raise Illegal(f"A draw takes no target, not {move.target!r}")
         if self.options.hand_limit_nine and s.counts[seat] >= kk.NINE:
             raise Illegal(f"{seat_name(seat)} holds nine cards and passes instead of drawing")
         taken = self._take(s, seat)
@@ -305,6 +307,8 @@ class TableReferee:
         if s.stage != TURNUP:
             raise Illegal("Cards are turned up only when every player holds nine cards and "
                           "none can play")
+        if move.target:
+            raise Illegal(f"A turnup takes no target, not {move.target!r}")
         taken = self._take(s, seat)
         if taken is None:
             if cards:
