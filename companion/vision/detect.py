@@ -7,8 +7,9 @@ too, so touching and overlapping cards are found), and each candidate is then ch
 against the image: how much of its rim shows a radial edge. That rim support is also the
 visible fraction; where two cards overlap, the one whose rim runs unbroken through the
 overlap is on top. Candidates closer than a third of a diameter are one stack, of which
-only the top (best supported) card is kept. A hand or arm is rejected because it is skin
-coloured both inside the circle and around it, which a card lying on the mat never is.
+only the top (best supported) card is kept. A hand or arm is rejected because it is plain
+inside the circle and carries on beyond it, while a card has art and ends at its rim; a
+printed zone ring is rejected because it has plain mat inside.
 
 Detection runs on a small rectified view (``px_per_mm`` ~0.6); the 96x96 crops for the
 classifier are sampled straight from the camera frame through the composed homography,
@@ -80,14 +81,15 @@ class _Candidates:
     visible: np.ndarray
 
 
-def _find_circles(gray: np.ndarray, skin: np.ndarray | None, radius: float,
+def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float,
                   min_score: float, canny_high: float, min_votes: float,
-                  exclude: Callable[[np.ndarray], np.ndarray] | None = None) -> _Candidates:
+                  exclude: Callable[[np.ndarray], np.ndarray] | None = None,
+                  colour: np.ndarray | None = None) -> _Candidates:
     """Hough at one radius, rim verification, stack suppression, occlusion order."""
     blur = cv2.GaussianBlur(gray, (5, 5), 1.2)
     circles = cv2.HoughCircles(blur, cv2.HOUGH_GRADIENT, dp=1, minDist=2.0,
                                param1=canny_high, param2=min_votes,
-                               minRadius=int(radius * 0.9), maxRadius=math.ceil(radius * 1.1))
+                               minRadius=int(radius * 0.93), maxRadius=math.ceil(radius * 1.07))
     if circles is None:
         return _Candidates(np.zeros((0, 2)), radius, np.zeros(0), np.zeros(0))
     centers = circles[0, :, :2].astype(np.float64)
@@ -120,6 +122,8 @@ def _find_circles(gray: np.ndarray, skin: np.ndarray | None, radius: float,
 
     if exclude is not None and len(centers):
         centers = centers[~exclude(centers)]
+    if colour is not None and len(centers):
+        centers = centers[~_hollow(centers, radius, colour)]
     rims = rim_support(centers[:, 0], centers[:, 1])
     scores = rims.mean(axis=1)
     order = np.argsort(-scores)
@@ -132,29 +136,64 @@ def _find_circles(gray: np.ndarray, skin: np.ndarray | None, radius: float,
         if not near[i, keep].any():
             keep.append(i)
     centers, scores, rims = centers[keep], scores[keep], rims[keep]
-    if skin is not None and len(centers):
-        ok = ~_hand_like(centers, radius, skin)
+    if hand_check is not None and len(centers):
+        ok = ~_hand_like(centers, radius, hand_check)
         centers, scores, rims = centers[ok], scores[ok], rims[ok]
     visible = _visible_fractions(centers, radius, rims)
     return _Candidates(centers, radius, scores, visible)
 
 
-def _hand_like(centers: np.ndarray, radius: float, skin: np.ndarray) -> np.ndarray:
-    """A circle that is mostly skin inside and has skin around it is a hand, not a card."""
-    h, w = skin.shape
+def _hand_like(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
+    """A plain-coloured disc whose colour carries on well outside the circle is part of
+    something bigger than a card (a palm and its arm), not a card: a card has art inside
+    and ends at its rim. Works for any skin tone, sleeve or glove."""
+    h, w = colour.shape[:2]
 
-    def frac(pts: np.ndarray) -> np.ndarray:
-        xs = np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(int)
-        ys = np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(int)
-        m = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-        vals = skin[np.clip(ys, 0, h - 1), np.clip(xs, 0, w - 1)] & m
-        return vals.sum(axis=1) / np.maximum(m.sum(axis=1), 1)
+    def sample(pts: np.ndarray) -> np.ndarray:
+        xs = np.clip(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(int), 0, w - 1)
+        ys = np.clip(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(int), 0, h - 1)
+        return colour[ys, xs].astype(np.float32)
 
-    return (frac(_DISC_COARSE) > 0.45) & (frac(_RING) > 0.25)
+    inner = sample(_DISC_COARSE * 0.75)
+    outer = sample(_RING)
+    mid = np.median(inner, axis=1)  # (N, 3)
+    mat = np.median(colour[::4, ::4].reshape(-1, 3), axis=0)  # the mat fills most of the view
+    unlike_mat = np.abs(mid - mat).max(axis=1) > 25
+    plain = (np.abs(inner - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.75
+    spills = (np.abs(outer - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.3
+    return unlike_mat & plain & spills
+
+
+def _sample_mask(mask: np.ndarray, centers: np.ndarray, radius: float,
+                 pts: np.ndarray) -> np.ndarray:
+    h, w = mask.shape
+    xs = np.clip(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(int), 0, w - 1)
+    ys = np.clip(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(int), 0, h - 1)
+    return mask[ys, xs].mean(axis=1)
 
 
 _DISC_COARSE = _DISC[:100]
 _RING = np.concatenate([np.stack([_COS * f, _SIN * f], 1) for f in (1.2, 1.4)])
+
+
+def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
+    """An outline with plain mat inside (a printed zone ring) is not a card: a card's face
+    differs from the mat around it in colour or carries art (texture)."""
+    h, w = colour.shape[:2]
+
+    def sample(pts: np.ndarray) -> np.ndarray:
+        xs = np.clip(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(int), 0, w - 1)
+        ys = np.clip(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(int), 0, h - 1)
+        return colour[ys, xs].astype(np.float32)  # (N, K, 3)
+
+    inner = sample(_DISC_COARSE * 0.8)
+    outer = sample(_RING_OUTSIDE)
+    diff = np.abs(np.median(inner, axis=1) - np.median(outer, axis=1)).max(axis=1)
+    texture = inner.std(axis=1).max(axis=1)
+    return (diff < 18) & (texture < 14)
+
+
+_RING_OUTSIDE = np.concatenate([np.stack([_COS * f, _SIN * f], 1) for f in (1.25, 1.4)])
 
 
 def _visible_fractions(centers: np.ndarray, radius: float, rims: np.ndarray) -> np.ndarray:
@@ -193,7 +232,7 @@ class CardDetector:
     """Finds round cards on the calibrated table: ``detect(image, calibration)``."""
 
     def __init__(self, mat: Mat | None = None, px_per_mm: float = 0.6,
-                 crop_size: int = CROP_SIZE, min_score: float = 0.4,
+                 crop_size: int = CROP_SIZE, min_score: float = 0.6,
                  reject_hands: bool = True, canny_high: float = 60.0,
                  min_votes: float = 12.0):
         self.mat = mat or load_mat()
@@ -233,10 +272,9 @@ class CardDetector:
         if view is None:
             view = self.rectify(image, cal)
         gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
-        skin = skin_mask(view) if self.reject_hands else None
         radius = self.card_radius_mm * self.px_per_mm
-        cand = _find_circles(gray, skin, radius, self.min_score, self.canny_high,
-                             self.min_votes, self._on_marker)
+        cand = _find_circles(gray, view if self.reject_hands else None, radius, self.min_score, self.canny_high,
+                             self.min_votes, self._on_marker, view)
         if not len(cand.scores):
             return Detections.empty(self.crop_size)
         centers_mm = cand.centers / self.px_per_mm
