@@ -220,7 +220,7 @@ def _take(s: State, events: list[Event]) -> tuple[State, list[Event]]:
     won[w] += len(s.trick)
     label = {"setup-follow": "the first trick", "p1": "the phase 1 trick",
              "p2": "the phase 2 trick"}[s.kind]
-    events.append(Event("trick", f"{seat_name(w)} takes {label} ({tricks[w]} tricks)", w,
+    events.append(Event("trick", f"{seat_name(w)} takes {label} ({tricks[w]} trick{'s' * (tricks[w] != 1)})", w,
                         tuple(c for _, c in s.trick)))
     leader = next_seat_with_cards(w, s.counts)
     if leader != w:

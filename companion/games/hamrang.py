@@ -234,7 +234,7 @@ def _take(s: State, events: list[Event]) -> tuple[State, list[Event]]:
     w = trick_winner(s.trick, s.lead_suit, s.options.rank_order)
     tricks = tuple(t + (q == w) for q, t in enumerate(s.tricks))
     won = tuple(n + len(s.trick) * (q == w) for q, n in enumerate(s.won))
-    events.append(Event("trick", f"{seat_name(w)} takes the trick ({tricks[w]} tricks)", w,
+    events.append(Event("trick", f"{seat_name(w)} takes the trick ({tricks[w]} trick{'s' * (tricks[w] != 1)})", w,
                         tuple(c for _, c in s.trick)))
     s = dataclasses.replace(s, tricks=tricks, won=won, trick=(), to_play=(), leader=w,
                             first_trick=False)
