@@ -1,0 +1,468 @@
+"""Udvasa: the one-player patience of the Mughal deck (seed 003, section UDVASA).
+
+"The play area is divided into 8 build stacks, one for each suit, and 8 working stacks.
+Four of the build stacks will build down starting with the Raja and completing at the
+number 1 and the remaining four build stacks will build up from the number 1 to complete
+with the Raja."
+
+Moves: ``deal`` (``cards`` = the cards dealt, in working-stack order 1..8), ``move`` (one
+card from the top of a working stack to ``work1``..``work8``) and ``build`` (one card from
+the top of a working stack to ``build-<suit>``). The opening deal of the eight working
+cards is the first move, so that a camera sees every card arrive.
+
+Rulings (each named in docs/rulings/udvasa.md with its option):
+
+- *build-direction* (``down_suits``): "strong" (default): Chandra, Phul, Ghulam and Shamsher
+  build down from the Raja, Surya, Barat, Kumancha and Cheng build up from the 1, so every
+  build meets the number cards from strongest to weakest under the traditional order.
+- *printed-numbers*: "1 more or less ... no matter what the suit is" and "the next card in
+  sequence" use the printed numbers, vizier 11 and raja 12; a reversed suit's order never
+  applies (cards of different suits have no common reversed order).
+- *no-wrap* (``wrap``): a Raja and a 1 are not 1 apart unless ``wrap`` is set.
+- *stuck-means-no-build* (``deal_when``): "When you have no more moves, you then deal" --
+  moves between working stacks never run out, so "no more moves" means no card can go to a
+  build stack (``no-build-move``); ``no-move`` is the literal reading, ``any-time`` a house
+  rule.
+- *fill-first* (``fill_first``): an empty working stack "must be filled by any card at the
+  top of another working stack if possible" before any other move; a fill comes from a
+  stack of two or more cards (moving a lone card only moves the gap).
+- *lost-when-stuck*: with the stock used up and no legal move left, the game is lost.
+- *idle-limit* (``idle_limit``): after that many moves in a row between working stacks with
+  no card built and no deal, the game ends, lost: the player is going round in circles.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from companion.cards import Card, DeckKind, Rank, Suit, deck_cards, suits_of
+from companion.games.base import (
+    Event,
+    GameOverError,
+    IllegalMoveError,
+    Move,
+    NotYourTurnError,
+    OptionsError,
+    Result,
+    Ruling,
+    Verdict,
+    announcement,
+    check_players,
+)
+
+NAME = "udvasa"
+TITLE = "Udvasa"
+MIN_PLAYERS = 1
+MAX_PLAYERS = 1
+DECK = DeckKind.MUGHAL
+
+SUITS = suits_of(DeckKind.MUGHAL)
+STACKS = 8
+TO_DEAL = 96 - STACKS  # the opening deal of 8 and the stock of 80
+_SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
+
+
+class DealWhen(enum.Enum):
+    NO_BUILD_MOVE = "no-build-move"
+    NO_MOVE = "no-move"
+    ANY_TIME = "any-time"
+
+
+@dataclass(frozen=True)
+class Options:
+    down_suits: str = "strong"
+    wrap: bool = False
+    deal_when: DealWhen = DealWhen.NO_BUILD_MOVE
+    fill_first: bool = True
+    idle_limit: int = 100
+
+    def __post_init__(self) -> None:
+        down_flags(self.down_suits)  # validates
+        if not isinstance(self.idle_limit, int) or self.idle_limit < 1:
+            raise OptionsError(f"idle_limit must be at least 1, not {self.idle_limit!r}")
+
+
+@cache
+def down_flags(down_suits: str) -> tuple[bool, ...]:
+    """Per suit (in ``SUITS`` order): True if its build stack goes down from the Raja."""
+    text = str(down_suits).strip().lower()
+    if text in ("strong", "weak"):
+        return tuple(s.info.weak == (text == "weak") for s in SUITS)
+    try:
+        named = {Suit.parse(t) for t in text.split(",")}
+    except ValueError:
+        named = set()
+    if len(named) != 4 or not named <= set(SUITS):
+        raise OptionsError("down_suits is 'strong', 'weak' or four Mughal suits such as "
+                           f"'surya,chandra,barat,phul', not {down_suits!r}")
+    return tuple(s in named for s in SUITS)
+
+
+@dataclass(frozen=True)
+class State:
+    options: Options
+    order: tuple[Card, ...]  # the 88 cards in dealing order (the referee knows a prefix)
+    builds: tuple[int, ...]  # top rank of each suit's build stack, in SUITS order
+    work: tuple[tuple[Card, ...], ...]
+    dealt: int = 0
+    idle: int = 0
+    ended: str = ""  # "", "won", "stuck" or "idle"
+
+
+def _start_cards(options: Options) -> tuple[Card, ...]:
+    """"4 Rajas and four number 1 cards face-up, one card in each of the 8 build stacks"."""
+    down = down_flags(options.down_suits)
+    return tuple(Card(s, Rank.RAJA if d else Rank.ONE) for s, d in zip(SUITS, down))
+
+
+def _start(options: Options, order: tuple[Card, ...]) -> State:
+    builds = tuple(int(c.rank) for c in _start_cards(options))
+    return State(options, order, builds, ((),) * STACKS)
+
+
+def new_game(players: int = 1, options: Options | None = None,
+             seed: int | None = None) -> State:
+    check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
+    options = options or Options()
+    start = set(_start_cards(options))
+    order = [c for c in deck_cards(DeckKind.MUGHAL) if c not in start]
+    random.Random(seed).shuffle(order)
+    return _start(options, tuple(order))
+
+
+def stock_left(state: State) -> int:
+    return TO_DEAL - state.dealt
+
+
+def cards_built(state: State) -> int:
+    down = down_flags(state.options.down_suits)
+    return sum(13 - r if d else r for r, d in zip(state.builds, down))
+
+
+def is_over(state: State) -> bool:
+    return bool(state.ended)
+
+
+def current_player(state: State) -> int | None:
+    return None if state.ended else 0
+
+
+def adjacent(a: Rank | int, b: Rank | int, wrap: bool = False) -> bool:
+    """"either 1 more or less than the current card no matter what the suit is"."""
+    d = abs(int(a) - int(b))
+    return d == 1 or (wrap and d == 11)
+
+
+def builds_on(state: State, card: Card) -> bool:
+    """"the next card in sequence" for the card's own build stack."""
+    i = _SUIT_INDEX.get(card.suit)
+    if i is None:
+        return False
+    top = state.builds[i]
+    if down_flags(state.options.down_suits)[i]:
+        return int(card.rank) == top - 1
+    return int(card.rank) == top + 1
+
+
+def work_target(i: int) -> str:
+    return f"work{i + 1}"
+
+
+def build_target(suit: Suit) -> str:
+    return f"build-{suit.value}"
+
+
+def _moves_but_deal(state: State) -> list[Move]:
+    work, opts = state.work, state.options
+    empties = [i for i, w in enumerate(work) if not w]
+    fills = [Move(0, "move", (w[-1],), work_target(j))
+             for w in work if len(w) >= 2 for j in empties]
+    if fills and opts.fill_first:
+        return fills  # *fill-first*: "must be filled ... if possible"
+    out = [Move(0, "build", (w[-1],), build_target(w[-1].suit))
+           for w in work if w and builds_on(state, w[-1])]
+    ranks = [int(w[-1].rank) if w else -99 for w in work]
+    wrap = opts.wrap
+    for i, r in enumerate(ranks):
+        if r < 0:
+            continue
+        for j, q in enumerate(ranks):
+            d = r - q if r > q else q - r
+            if (d == 1 or (wrap and d == 11)) and q > 0:
+                out.append(Move(0, "move", (work[i][-1],), work_target(j)))
+    return out + ([] if opts.fill_first else fills)
+
+
+def _deal_allowed(state: State, others: list[Move]) -> str:
+    """Empty if a deal may be made now, else the reason it may not."""
+    if stock_left(state) <= 0:
+        return "the stock is used up"
+    if state.dealt == 0:
+        return ""
+    if _fill_pending(state):
+        return "an empty working stack must be filled first"
+    when = state.options.deal_when
+    if when is DealWhen.NO_BUILD_MOVE and any(m.action == "build" for m in others):
+        return "a card can still go to a build stack; deal only when you have no more moves"
+    if when is DealWhen.NO_MOVE and others:
+        return "there are still moves to make; deal only when you have no more moves"
+    return ""
+
+
+def _fill_pending(state: State) -> bool:
+    work = state.work
+    return state.options.fill_first and any(not w for w in work) and any(
+        len(w) >= 2 for w in work)
+
+
+def _top_of(state: State, target: str) -> Card | None:
+    i = _work_index(target)
+    w = state.work[i] if i is not None else ()
+    return w[-1] if w else None
+
+
+def _work_index(target: str) -> int | None:
+    if target.startswith("work") and target[4:].isdigit() and 1 <= int(target[4:]) <= STACKS:
+        return int(target[4:]) - 1
+    return None
+
+
+def legal_moves(state: State) -> list[Move]:
+    if state.ended:
+        return []
+    if state.dealt == 0:
+        return [Move(0, "deal", state.order[:STACKS])]
+    others = _moves_but_deal(state)
+    if not _deal_allowed(state, others):
+        others.append(Move(0, "deal", state.order[state.dealt:state.dealt + STACKS]))
+    return others
+
+
+def _source(state: State, card: Card) -> int:
+    for i, w in enumerate(state.work):
+        if w and w[-1] == card:
+            return i
+    raise IllegalMoveError(f"the {card.name} is not on top of a working stack")
+
+
+def _check(state: State, move: Move) -> None:
+    if state.ended:
+        raise GameOverError("the game is over", move)
+    if move.player != 0:
+        raise NotYourTurnError("Udvasa has one player, Player 1", move)
+    if move.action == "deal":
+        others = [] if state.dealt == 0 else _moves_but_deal(state)
+        why = _deal_allowed(state, others)
+        if why:
+            raise IllegalMoveError(f"no deal now: {why}", move)
+        expected = state.order[state.dealt:state.dealt + STACKS]
+        if move.cards != expected:
+            raise IllegalMoveError("those are not the next cards of the stock", move)
+        return
+    if move.action not in ("move", "build"):
+        raise IllegalMoveError(f"unknown action {move.action!r}; Udvasa moves are 'deal', "
+                               "'move' (to work1..work8) and 'build' (to build-<suit>)", move)
+    if state.dealt == 0:
+        raise IllegalMoveError("deal the eight working cards first", move)
+    if len(move.cards) != 1:
+        raise IllegalMoveError("only one card at a time can be moved", move)
+    if move not in _moves_but_deal(state):
+        raise IllegalMoveError(_why_not(state, move), move)
+
+
+def _why_not(state: State, move: Move) -> str:
+    card = move.cards[0]
+    _source(state, card)  # raises if it is not a working top
+    if move.action == "build":
+        if move.target != build_target(card.suit):
+            return f"the {card.name} builds only on the {card.suit.title} build stack"
+        return f"the {card.name} is not the next card of the {card.suit.title} build"
+    j = _work_index(move.target)
+    if j is None:
+        return f"no working stack {move.target!r}; they are work1..work8"
+    if _fill_pending(state) and state.work[j]:
+        return "an empty working stack must be filled first"
+    top = _top_of(state, move.target)
+    if top is None:
+        return "a gap is filled only from a stack of two or more cards"
+    if top == card:
+        return "the card is already there"
+    return f"the {card.name} is not 1 more or less than the {top.name}"
+
+
+def _step(state: State, move: Move) -> State:
+    """The move's effect, unchecked (used by ``apply`` and by the solver)."""
+    if move.action == "deal":
+        work = list(state.work)
+        for i, c in enumerate(move.cards):
+            work[i] = work[i] + (c,)
+        return replace(state, work=tuple(work), dealt=state.dealt + len(move.cards), idle=0)
+    card = move.cards[0]
+    src = _source(state, card)
+    work = list(state.work)
+    work[src] = work[src][:-1]
+    if move.action == "build":
+        builds = list(state.builds)
+        builds[_SUIT_INDEX[card.suit]] = int(card.rank)
+        return replace(state, work=tuple(work), builds=tuple(builds), idle=0)
+    j = _work_index(move.target)
+    work[j] = work[j] + (card,)
+    return replace(state, work=tuple(work), idle=state.idle + 1)
+
+
+def _ending(state: State) -> str:
+    if cards_built(state) == 96:
+        return "won"
+    if state.idle >= state.options.idle_limit:
+        return "idle"
+    others = _moves_but_deal(state)
+    if others or not _deal_allowed(state, others):
+        return ""
+    return "stuck"
+
+
+def apply(state: State, move: Move) -> tuple[State, list[Event]]:
+    _check(state, move)
+    new = _step(state, move)
+    new = replace(new, ended=_ending(new))
+    return new, _events(state, new, move)
+
+
+def _events(old: State, new: State, move: Move) -> list[Event]:
+    if move.action == "deal":
+        n = len(move.cards)
+        evs = [Event("deal", f"{n} cards dealt to the working stacks, "
+                             f"{stock_left(new)} left in the stock", 0, move.cards)]
+    else:
+        card = move.cards[0]
+        src = work_target(_source(old, card)).replace("work", "working stack ")
+        if move.action == "build":
+            evs = [Event("build", f"{card.name} from {src} to the {card.suit.title} build", 0,
+                         (card,))]
+            if int(card.rank) in (1, 12):
+                evs.append(announcement("build-complete",
+                                        f"The {card.suit.title} build is complete!", 0, (card,)))
+        else:
+            dst = move.target.replace("work", "working stack ")
+            evs = [Event("move", f"{card.name} from {src} to {dst}", 0, (card,))]
+    if new.ended:
+        evs.append(announcement("game-over", result(new).text, 0))
+    return evs
+
+
+def result(state: State) -> Result:
+    n = cards_built(state)
+    if state.ended == "won":
+        return Result((0,), (float(n),), "Udvasa is won: all 96 cards are built")
+    why = {"idle": f"{state.options.idle_limit} moves without building or dealing "
+                   "(ruling idle-limit)",
+           "stuck": "no more moves and the stock is used up"}.get(state.ended, "unfinished")
+    return Result((), (float(n),), f"Udvasa is lost: {why}; {n} of 96 cards built")
+
+
+def deal_of(state: State) -> dict[str, Any]:
+    return {"builds": [c.id for c in _start_cards(state.options)],
+            "deal": [c.id for c in state.order]}
+
+
+def public_move(move: Move) -> Move:
+    return move  # every card of Udvasa is face up
+
+
+# ---- hints and the bot -----------------------------------------------------------------
+
+def _uncovers_build(state: State, move: Move) -> bool:
+    if move.action != "move":
+        return False
+    src = state.work[_source(state, move.cards[0])]
+    return len(src) >= 2 and builds_on(state, src[-2])
+
+
+def ranked_moves(state: State) -> list[Move]:
+    """Legal moves, the most useful first: builds, moves that free a build, fills, deal."""
+    def rank(m: Move) -> int:
+        if m.action == "build":
+            return 0
+        if _uncovers_build(state, m):
+            return 1
+        if m.action == "move" and not _top_of(state, m.target):
+            return 2
+        return 3 if m.action == "deal" else 4
+    return sorted(legal_moves(state), key=rank)
+
+
+def describe(state: State, move: Move) -> str:
+    if move.action == "deal":
+        return f"deal {len(move.cards)} more cards onto the working stacks"
+    card = move.cards[0]
+    src = _source(state, card) + 1
+    if move.action == "build":
+        return f"{card.name} from working stack {src} to the {card.suit.title} build stack"
+    return f"{card.name} from working stack {src} to working stack {move.target[4:]}"
+
+
+def hint(state: State, budget: int = 0) -> Move | None:
+    """A legal move worth making; with a node ``budget`` the solver looks for a winning one."""
+    if state.ended:
+        return None
+    if budget > 0:
+        from companion.games.udvasa_solver import solve
+        found = solve(state, budget)
+        if found.moves:
+            return found.moves[0]
+    moves = ranked_moves(state)
+    return moves[0] if moves else None
+
+
+def hint_text(state: State, budget: int = 0) -> str:
+    """"a legal move exists: X to Y", in words for the dashboard."""
+    move = hint(state, budget)
+    if move is None:
+        return "no legal move: the game is over" if state.ended else "no legal move"
+    return f"a legal move exists: {describe(state, move)}"
+
+
+def bot_move(state: State, rng: random.Random) -> Move:
+    """Builds first, then moves that free a build, then the deal, else a random move."""
+    moves = ranked_moves(state)
+    best = [m for m in moves if m.action == "build"] or \
+        [m for m in moves if _uncovers_build(state, m)] or \
+        [m for m in moves if m.action == "deal"]
+    return rng.choice(best or moves)
+
+
+class TableReferee:
+    """Every card is face up: the referee checks every move against the table it has seen.
+
+    It cannot know the stock's order, so a deal is checked for being allowed now and for
+    dealing the right number of cards that have not been seen on the table before.
+    """
+
+    def __init__(self, players: int = 1, options: Options | None = None):
+        check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
+        self._states = [_start(options or Options(), ())]
+
+    def observe(self, move: Move) -> Ruling:
+        state = self._states[-1]
+        if move.action == "deal" and not state.ended:
+            want = min(STACKS, stock_left(state))
+            seen = set(state.order) | set(_start_cards(state.options))
+            if len(move.cards) != want:
+                return Ruling(move, Verdict.ILLEGAL, f"a deal is {want} cards, one per stack")
+            if len(set(move.cards)) != want or seen & set(move.cards):
+                return Ruling(move, Verdict.ILLEGAL, "a dealt card is already on the table")
+            state = replace(state, order=state.order + move.cards)
+        try:
+            new, events = apply(state, move)
+        except IllegalMoveError as e:
+            return Ruling(move, Verdict.ILLEGAL, e.reason)
+        self._states.append(new)
+        return Ruling(move, Verdict.LEGAL, "", tuple(events))
+
+    def undo(self) -> None:
+        if len(self._states) > 1:
+            self._states.pop()
