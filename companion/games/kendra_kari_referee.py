@@ -18,8 +18,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from companion.games import kendra_kari as kk
-from companion.games.base import Event, Move, Ruling, Verdict, announcement, seat_name
+from companion.games import kendra_kari_rules as kk
+from companion.games.base import (
+    Event,
+    Move,
+    Ruling,
+    Verdict,
+    announcement,
+    check_players,
+    seat_name,
+)
 
 NORMAL, START, TURNUP, OVER, DEAL = range(5)
 
@@ -55,7 +63,7 @@ class TableReferee:
     """``observe(move) -> Ruling`` for public moves, one by one; ``undo()`` steps back."""
 
     def __init__(self, players: int, options: kk.Options | None = None):
-        kk.check_players(players, kk.MIN_PLAYERS, kk.MAX_PLAYERS, kk.TITLE)
+        check_players(players, kk.MIN_PLAYERS, kk.MAX_PLAYERS, kk.TITLE)
         self.players = players
         self.options = options or kk.Options()
         stock = len(kk.CARDS) - players * kk.HAND_SIZE - 1
