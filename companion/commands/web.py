@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "token (printed as a URL and a QR code)")
     p.add_argument("--db", default=None, help=f"SQLite database (default {default_db()})")
     p.add_argument("--title", default="Game night", help="name of a new session")
+    p.add_argument("--demo-speed", type=float, default=1.0,
+                   help="replay the demo this many times faster (default 1)")
     p.set_defaults(handler=_serve)
 
 
@@ -75,8 +77,10 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--port must be 1..65535, got {args.port}")
     source = resolve_source(args.source)
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+    if not 0 < args.demo_speed <= 100:
+        raise UsageError(f"--demo-speed must be above 0 and at most 100, got {args.demo_speed}")
     config = {"DATABASE": str(Path(args.db) if args.db else default_db()), "SOURCE": source,
-              "SESSION_TITLE": args.title}
+              "SESSION_TITLE": args.title, "DEMO_SPEED": args.demo_speed}
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '127.0.0.1') else host}:{args.port}/"
     if args.lan:
         token = secrets.token_urlsafe(12)

@@ -44,6 +44,7 @@ DEFAULTS: dict[str, Any] = {
     "SOURCE": None,  # None: no capture thread (tests, manual play only)
     "JOIN_TOKEN": None,  # set with --lan: every request must carry it
     "DEMO_SEED": 7,
+    "DEMO_SPEED": 1.0,  # the demo replays this many times faster than real time
     "MAX_CONTENT_LENGTH": MAX_UPLOAD_BYTES,
     "SESSION_TITLE": "Game night",
 }
@@ -60,8 +61,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     rt = Runtime(store, table, hub)
     if source is not None:
         from companion.web.feeds import open_feed
-        seed = app.config["DEMO_SEED"]
-        rt.capture = CaptureThread(table, hub, lambda: open_feed(str(source), seed),
+        seed, speed = app.config["DEMO_SEED"], app.config["DEMO_SPEED"]
+        rt.capture = CaptureThread(table, hub, lambda: open_feed(str(source), seed, speed),
                                    loop=(str(source) == "demo"))
         rt.capture.start()
     else:

@@ -178,6 +178,7 @@ class CaptureThread(threading.Thread):
             self.frames += 1
             for obs in item.observations:
                 self._handle(obs, arrived)
+            self.table.camera.frame = item.index
             annotated = draw_overlays(item)
             if annotated is not None:
                 self.hub.publish(annotated)
@@ -189,6 +190,9 @@ class CaptureThread(threading.Thread):
                     self.table.set_camera(ok=True, text="live")
 
     def _handle(self, obs: Observation, arrived: float) -> None:
+        live = self.table.live
+        if live is not None and live.manual_state is not None:
+            return  # the manual board is in use: the camera's table waits
         try:
             if obs.kind == "move" and obs.move is not None:
                 event, _ = self.table.observe(obs.move, source="camera")

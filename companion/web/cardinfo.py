@@ -101,12 +101,15 @@ def card_info(card_id: str, game: str = "", order: str = "") -> dict[str, Any]:
 
 
 def tracker(live: Any, deck: DeckKind | None) -> dict[str, Any]:
-    """Suits x ranks for one deck: each card played, exposed (on the table now),
-    unbeatable (the highest of its suit still to come) or unseen."""
-    if deck is None:
-        deck = getattr(live.module, "DECK", None) if live is not None else None
-        deck = deck or DeckKind.MUGHAL
+    """Suits x ranks for one deck: each card played, exposed (on the table now), known (seen
+    in a hand), unbeatable (nothing left above it) or unseen. A referee that keeps its own
+    tracker (Ganjifa: who provably holds the top cards) is asked; else the moves decide."""
+    game_deck = getattr(live.module, "DECK", None) if live is not None else None
+    deck = deck or game_deck or DeckKind.MUGHAL
     order = _rank_order_of(live.options) if live is not None else RankOrder.TRADITIONAL
+    own = getattr(live.referee, "tracker", None) if live is not None else None
+    if callable(own) and deck is game_deck:
+        return _referee_tracker(own().to_json(), deck)
     played: set[str] = set()
     exposed: set[str] = set()
     if live is not None:
@@ -116,7 +119,7 @@ def tracker(live: Any, deck: DeckKind | None) -> dict[str, Any]:
                 continue
             played.update(ev.payload.get("public", ev.payload["move"]).get("cards", []))
         exposed = {cards[-1] for cards in zone_cards(live.move_events, live.referee,
-                                                            live.module).values() if cards}
+                                                     live.module).values() if cards}
     suits = []
     for suit in suits_of(deck):
         ranks = ranks_high_to_low(suit, order)
@@ -124,13 +127,35 @@ def tracker(live: Any, deck: DeckKind | None) -> dict[str, Any]:
         top_left = next((r for r in ranks if Card(suit, r).id not in played), None)
         for r in ranks:
             cid = Card(suit, r).id
+            # the highest card still to come beats the suit only once a higher one is gone
             status = ("exposed" if cid in exposed else "played" if cid in played
-                      else "unbeatable" if r == top_left and played else "unseen")
+                      else "unbeatable" if r == top_left and r != ranks[0] else "unseen")
             cells.append({"id": cid, "rank": r.english, "status": status})
         suits.append({"suit": suit.value, "title": suit.title, "rgb": list(suit.info.rgb),
                       "weak": suit.info.weak, "cards": cells})
     return {"deck": deck.value, "rank_order": order.value, "suits": suits,
             "played": len(played), "total": len(deck_cards(deck))}
+
+
+_REFEREE_STATES = {"played": "played", "in-trick": "exposed", "exposed": "known",
+                   "shown": "known", "unplayed": "unseen"}
+
+
+def _referee_tracker(data: dict[str, Any], deck: DeckKind) -> dict[str, Any]:
+    suits, played = [], 0
+    for row in data["suits"]:
+        suit = Card.parse(row["cards"][0]["card"]).suit
+        cells = []
+        for c in row["cards"]:
+            status = "unbeatable" if c.get("unbeatable") else _REFEREE_STATES.get(c["state"],
+                                                                                  "unseen")
+            played += c["state"] in ("played", "in-trick")
+            cells.append({"id": c["card"], "rank": Card.parse(c["card"]).rank.english,
+                          "status": status, "seat": c.get("seat")})
+        suits.append({"suit": suit.value, "title": suit.title, "rgb": list(suit.info.rgb),
+                      "weak": suit.info.weak, "cards": cells})
+    return {"deck": deck.value, "rank_order": "as the game ranks them", "suits": suits,
+            "played": played, "total": len(deck_cards(deck))}
 
 
 def game_record(store: Store, g: GameRow) -> dict[str, Any]:

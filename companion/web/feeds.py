@@ -20,9 +20,11 @@ import cv2
 import numpy as np
 
 from companion.cards import Card
-from companion.games.base import Move
+from companion.games import get_game
+from companion.games.base import Move, options_from_json
 from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.web.capture import CardOverlay, FeedItem, Observation
+from companion.web.table import zone_cards
 
 REPO = Path(__file__).resolve().parent.parent.parent
 FIXTURES = REPO / "fixtures"
@@ -123,17 +125,11 @@ class TableDrawing:
         return img, tuple(overlays)
 
 
-def _zone_for(layout: Layout | None, move: Move) -> list[str]:
+def _layout_zone(layout: Layout | None, key: str) -> str | None:
     if layout is None:
-        return []
+        return None
     ids = {z.id for z in layout.zones}
-    out = []
-    for t in [t.strip() for t in move.target.split(",") if t.strip()] or [""]:
-        for cand in (t, f"pos{t}", f"{t}{move.player}", f"play{move.player}"):
-            if cand in ids:
-                out.append(cand)
-                break
-    return out
+    return next((k for k in (key, f"pos{key}") if k in ids), None)
 
 
 class RecordFeed:
@@ -143,10 +139,12 @@ class RecordFeed:
     realtime = False
 
     def __init__(self, playlist: list[DemoGame], fps: float = 10.0, seconds_per_move=1.2,
-                 pause_s: float = 4.0):
+                 pause_s: float = 4.0, speed: float = 1.0):
         if not playlist:
             raise ValueError("the demo has no games to replay")
-        self.playlist, self.fps = playlist, fps
+        if speed <= 0:
+            raise ValueError(f"demo speed must be positive, got {speed}")
+        self.playlist, self.fps, self.speed = playlist, fps, speed
         self.frames_per_move = max(1, int(seconds_per_move * fps))
         self.pause_frames = int(pause_s * fps)
 
@@ -159,28 +157,32 @@ class RecordFeed:
                 layout = None
             drawing = TableDrawing(layout)
             zones = drawing.zone_polygons()
+            module = get_game(demo.game)
+            referee = module.TableReferee(demo.players, options_from_json(module.Options,
+                                                                          demo.options))
             placed: dict[str, Card] = {}
             start = Observation("start", context={
                 "game": demo.game, "players": demo.players, "seats": list(demo.seats),
                 "options": demo.options})
-            for n, move in enumerate((None,) + demo.moves + (None,) * 1):
+            for n, move in enumerate((None, *demo.moves, None)):
                 obs: tuple[Observation, ...] = ()
                 if n == 0:
                     obs = (start,)
                 elif move is not None:
                     obs = (Observation("move", move),)
-                    for zone_id in _zone_for(layout, move):
-                        if move.cards:
-                            placed[zone_id] = move.cards[-1]
-                    if move.action in ("bridge", "gather", "take", "collect"):
-                        placed = {k: v for k, v in placed.items() if k not in
-                                  _zone_for(layout, Move(move.player, "x", (), move.target))}
+                    # the picture shows what the referee knows lies on the table
+                    referee.observe(module.public_move(move))
+                    placed = {}
+                    for key, ids in zone_cards([], referee, module).items():
+                        zone_id = _layout_zone(layout, key)
+                        if zone_id and ids:
+                            placed[zone_id] = Card.parse(ids[-1])
                 else:
                     obs = (Observation("end", context=dict(demo.result or {})),)
                 frame, cards = drawing.render(placed)
                 steps = self.frames_per_move if move is not None or n == 0 else self.pause_frames
                 for k in range(steps):
-                    yield FeedItem(frame, index, index / self.fps, zones, cards,
+                    yield FeedItem(frame, index, index / (self.fps * self.speed), zones, cards,
                                    obs if k == 0 else ())
                     index += 1
 
@@ -207,8 +209,8 @@ class FramesOnlyFeed:
         self.source.close()
 
 
-def open_feed(spec: str, demo_seed: int = 7):
+def open_feed(spec: str, demo_seed: int = 7, demo_speed: float = 1.0):
     """The feed for ``--source``: ``demo``, a webcam index, or a video file."""
     if spec == "demo":
-        return RecordFeed(demo_playlist(demo_seed))
+        return RecordFeed(demo_playlist(demo_seed), speed=demo_speed)
     return FramesOnlyFeed(spec)

@@ -43,10 +43,11 @@ class CameraStatus:
     source: str = ""
     fps: float = 0.0
     demo_label: str = ""
+    frame: int = -1  # index of the last frame handled, counted by the source
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "text": self.text, "source": self.source,
-                "fps": round(self.fps, 1), "demo_label": self.demo_label}
+                "fps": round(self.fps, 1), "demo_label": self.demo_label, "frame": self.frame}
 
 
 @dataclass
@@ -107,8 +108,8 @@ class TableSession:
         before = self.camera.to_json()
         for k, v in changes.items():
             setattr(self.camera, k, v)
-        if {k: v for k, v in self.camera.to_json().items() if k != "fps"} != \
-                {k: v for k, v in before.items() if k != "fps"}:
+        if {k: v for k, v in self.camera.to_json().items() if k not in ("fps", "frame")} != \
+                {k: v for k, v in before.items() if k not in ("fps", "frame")}:
             self.bump()
 
     # ---- games --------------------------------------------------------------------------
@@ -204,8 +205,14 @@ class TableSession:
         seen = getattr(live.referee, "state", None)
         winners = list(getattr(seen, "winners", ()) or ())
         winners = winners or sorted({e.player for e in wins if e.player is not None})
-        return {"winners": winners, "scores": [1 if i in winners else 0 for i in range(players)],
-                "text": " ".join(e.text for e in wins)}
+        scores: list[float] = [1 if i in winners else 0 for i in range(players)]
+        # trick games: the cards each seat won decide (ties share the win)
+        won = getattr(getattr(getattr(live.referee, "picture", None), "table", None), "won", None)
+        if isinstance(won, tuple) and len(won) == players and won and not winners:
+            best = max(won)
+            winners = [i for i, n in enumerate(won) if n == best]
+            scores = list(won)
+        return {"winners": winners, "scores": scores, "text": " ".join(e.text for e in wins)}
 
     # ---- moves --------------------------------------------------------------------------
 
@@ -258,7 +265,7 @@ class TableSession:
                     move = Move.from_json(move_json)
                 except RecordError as e:
                     raise TableError(str(e)) from None
-                if move.player >= self.store.game(live.game_id).players:
+                if move.player >= self.store.game(live.game_id).players:  # seats are 0-based
                     raise TableError(f"there is no seat {move.player + 1} at this table")
                 public = live.module.public_move(move).to_json()
                 new_payload = {**ev.payload, "move": public, "public": public,
@@ -387,6 +394,12 @@ def zone_cards(move_events, referee: Any = None, module: Any = None) -> dict[str
         for pos, c in enumerate(tops):
             if isinstance(c, int) and 0 <= c < len(cards_of):
                 out[str(pos if pos else 7)] = [cards_of[c].id]
+        return out
+    trick = getattr(getattr(getattr(referee, "picture", None), "table", None), "trick", None)
+    if isinstance(trick, tuple):  # trick games: the cards of the trick in front of each seat
+        out = {}
+        for seat, card in trick:
+            out.setdefault(f"play{seat}", []).append(card.id)
         return out
     zones: dict[str, list[str]] = {}
     for ev in move_events:
