@@ -73,6 +73,12 @@ class Options:
     lead: str = "highest"  # ruling ekrang-phase1-lead
     rank_order: RankOrder = RankOrder.STRAIGHT  # ruling rank-order
 
+    def __post_init__(self) -> None:
+        if self.time_of_day not in ("day", "night"):
+            raise OptionsError("time_of_day is day (Raja of Surya) or night (Raja of Chandra)")
+        if self.lead not in LEADS:
+            raise OptionsError(f"lead must be one of {', '.join(LEADS)}")
+
 
 def leading_raja(options: Options) -> Card:
     return Card(Suit.SURYA if options.time_of_day == "day" else Suit.CHANDRA, Rank.RAJA)
@@ -101,12 +107,7 @@ class State:
 
 def _check_options(players: int, options: Options | None) -> Options:
     check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
-    o = options or Options()
-    if o.time_of_day not in ("day", "night"):
-        raise OptionsError("time_of_day is day (Raja of Surya) or night (Raja of Chandra)")
-    if o.lead not in LEADS:
-        raise OptionsError(f"lead must be one of {', '.join(LEADS)}")
-    return o
+    return options or Options()
 
 
 def _blank(players: int, o: Options, hands, first: int) -> State:

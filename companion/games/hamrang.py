@@ -66,6 +66,12 @@ class Options:
     rank_order: RankOrder = RankOrder.STRAIGHT  # ruling rank-order
     lone_player: str = "play-out"  # ruling hamrang-last-player
 
+    def __post_init__(self) -> None:
+        if self.time_of_day not in ("day", "night"):
+            raise OptionsError("time_of_day is day (Raja of Surya) or night (Raja of Chandra)")
+        if self.lone_player not in LONE:
+            raise OptionsError(f"lone_player must be one of {', '.join(LONE)}")
+
 
 def leading_raja(options: Options) -> Card:
     return Card(Suit.SURYA if options.time_of_day == "day" else Suit.CHANDRA, Rank.RAJA)
@@ -96,12 +102,7 @@ class State:
 
 def _check_options(players: int, options: Options | None) -> Options:
     check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
-    o = options or Options()
-    if o.time_of_day not in ("day", "night"):
-        raise OptionsError("time_of_day is day (Raja of Surya) or night (Raja of Chandra)")
-    if o.lone_player not in LONE:
-        raise OptionsError(f"lone_player must be one of {', '.join(LONE)}")
-    return o
+    return options or Options()
 
 
 def new_game(players: int, options: Options | None = None, seed: int | None = None) -> State:

@@ -67,6 +67,14 @@ class Options:
     min_bet: int = 1  # ruling komi-bets: whole stakes from min_bet to max_bet
     max_bet: int = 10
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.first_dealer < MAX_PLAYERS:
+            raise OptionsError("first_dealer must be a seat number (0 is Player 1)")
+        if self.rounds < 0:
+            raise OptionsError("rounds must be 0 (one per player) or more")
+        if not 1 <= self.min_bet <= self.max_bet:
+            raise OptionsError("bets need 1 <= min_bet <= max_bet")
+
 
 # ---- pure scoring ---------------------------------------------------------------------
 
@@ -139,12 +147,8 @@ class State:
 def _check_options(players: int, options: Options | None) -> Options:
     check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     o = options or Options()
-    if o.rounds < 0:
-        raise OptionsError("rounds must be 0 (one per player) or more")
     if not 0 <= o.first_dealer < players:
         raise OptionsError(f"first_dealer must be a seat 0..{players - 1}")
-    if not 1 <= o.min_bet <= o.max_bet:
-        raise OptionsError("bets need 1 <= min_bet <= max_bet")
     return o
 
 

@@ -68,6 +68,14 @@ class Options:
     stake: int = 1  # the ante every player pays each round
     first_dealer: int = 0
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.first_dealer < MAX_PLAYERS:
+            raise OptionsError("first_dealer must be a seat number (0 is Player 1)")
+        if self.rounds < 0:
+            raise OptionsError("rounds must be 0 (one per player) or more")
+        if self.stake < 1:
+            raise OptionsError("the stake must be at least 1")
+
 
 # ---- pure scoring ---------------------------------------------------------------------
 
@@ -147,10 +155,6 @@ class State:
 def _check_options(players: int, options: Options | None) -> Options:
     check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     o = options or Options()
-    if o.rounds < 0:
-        raise OptionsError("rounds must be 0 (one per player) or more")
-    if o.stake < 1:
-        raise OptionsError("the stake must be at least 1")
     if not 0 <= o.first_dealer < players:
         raise OptionsError(f"first_dealer must be a seat 0..{players - 1}")
     return o

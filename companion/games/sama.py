@@ -67,6 +67,16 @@ class Options:
     stake: int = 1
     first_dealer: int = -1  # -1: "The dealer is chosen randomly" (by the seed)
 
+    def __post_init__(self) -> None:
+        if not -1 <= self.first_dealer < MAX_PLAYERS:
+            raise OptionsError("first_dealer must be -1 (random) or a seat number")
+        if self.rounds < 0:
+            raise OptionsError("rounds must be 0 (one per player) or more")
+        if self.scoring not in SCORINGS:
+            raise OptionsError(f"scoring must be one of {', '.join(SCORINGS)}")
+        if self.stake < 1:
+            raise OptionsError("the stake must be at least 1")
+
 
 # ---- pure scoring ---------------------------------------------------------------------
 
@@ -120,12 +130,6 @@ class State:
 def _check_options(players: int, options: Options | None) -> Options:
     check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     o = options or Options()
-    if o.rounds < 0:
-        raise OptionsError("rounds must be 0 (one per player) or more")
-    if o.scoring not in SCORINGS:
-        raise OptionsError(f"scoring must be one of {', '.join(SCORINGS)}")
-    if o.stake < 1:
-        raise OptionsError("the stake must be at least 1")
     if not -1 <= o.first_dealer < players:
         raise OptionsError(f"first_dealer must be -1 (random) or a seat 0..{players - 1}")
     return o
