@@ -37,6 +37,8 @@ def position(hands, *, ring=None, centre="cheng-3", last=None, turn=0, stock=Non
     centre card. Every other card is in the stock (deck order), or, when ``stock`` is
     given, the rest counts as captured by earlier bridges."""
     ring = ring or {}
+    laid = [c for h in hands for c in h] + list(ring.values()) + ([centre] if centre else [])
+    assert len(set(laid)) == len(laid) and not set(stock or ()) & set(laid), "placed twice"
     tops = [ci(centre) if centre else -1] + [ci(ring[p]) if p in ring else -1
                                              for p in range(1, 7)]
     table = mask(ring.values()) | (mask([centre]) if centre else 0)
@@ -375,6 +377,19 @@ def test_2011_first_play_draw_keeps_the_card_and_the_opportunity_moves_on():
                  options=kk.Options(first_play_2011=True))
     s, _ = kk.apply(s, mv(0, "draw", ["phul-1"]))
     assert s.stage is kk.Stage.DRAWN
+
+
+def test_ruling_opening_2011_each_phase():
+    """After a new phase begun with one card, the next player's draw is kept (2011)."""
+    opts = kk.Options(first_play_2011=True)
+    s = position([["phul-7", "barat-4", "chandra-5"], ["kumancha-10", "shamsher-8"],
+                  ["cheng-1"]], ring=RING,
+                 stock=["barat-9", "cheng-2"], options=opts)
+    s, _ = kk.apply(s, mv(0, "bridge", ["phul-7"], "7"))
+    s, _ = kk.apply(s, mv(0, "start", ["barat-4"], "7"))
+    assert kk.legal_moves(s) == [mv(1, "draw", ["barat-9"])]
+    s, _ = kk.apply(s, mv(1, "draw", ["barat-9"]))
+    assert s.turn == 2 and "barat-9" in hand(s, 1)
 
 
 def test_2011_drawn_card_goes_to_the_hand():
