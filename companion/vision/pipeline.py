@@ -1,0 +1,139 @@
+"""The seeing pipeline: source -> calibrate -> detect -> classify -> track, timed per stage.
+
+``Pipeline.process(frame)`` runs one frame through every stage and returns a
+:class:`FrameResult`; ``Pipeline.run(source)`` does it for a whole source. The classifier
+is passed in (anything with ``classify(crops) -> Classifications``), so this module does
+not load a model itself and tests can run it with an oracle.
+
+Until the mat is found, frames are calibrated one after another (a hand may cover a
+marker at first); afterwards a :class:`DriftMonitor` re-checks every few seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from companion.vision.calibration import (
+    Calibration,
+    CalibrationError,
+    DriftMonitor,
+    DriftReport,
+    MatCalibrator,
+)
+from companion.vision.detect import CardDetector, Detections
+from companion.vision.source import Frame, FrameSource
+from companion.vision.track import MotionGate, MotionMap, TableTracker, TrackEvent
+
+STAGES = ("calibrate", "rectify", "detect", "classify", "track")
+
+
+class Classifier(Protocol):
+    def classify(self, crops: np.ndarray) -> Any: ...
+
+
+@dataclass(frozen=True)
+class StageTimings:
+    """Milliseconds spent in each stage for one frame."""
+
+    calibrate: float = 0.0
+    rectify: float = 0.0  # warp to the table view + the motion gate
+    detect: float = 0.0
+    classify: float = 0.0
+    track: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.calibrate + self.rectify + self.detect + self.classify + self.track
+
+    def as_dict(self) -> dict[str, float]:
+        return {s: getattr(self, s) for s in STAGES} | {"total": self.total}
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    frame_index: int
+    timestamp: float
+    calibrated: bool
+    detections: Detections
+    classifications: Any  # the classifier's Classifications (None when nothing to classify)
+    events: tuple[TrackEvent, ...]
+    timings: StageTimings
+    motion: float = 0.0  # fraction of the table view that moved or holds a hand
+    drift: DriftReport | None = None
+    motion_map: MotionMap | None = field(default=None, repr=False)
+
+
+class Pipeline:
+    def __init__(self, classifier: Classifier, tracker: TableTracker | None = None,
+                 calibration: Calibration | None = None,
+                 calibrator: MatCalibrator | None = None,
+                 detector: CardDetector | None = None, drift_interval_s: float = 3.0,
+                 gate_motion: bool = True):
+        self.classifier = classifier
+        self.tracker = tracker or TableTracker()
+        self.calibrator = calibrator or MatCalibrator()
+        self.detector = detector or CardDetector(self.calibrator.mat)
+        self.calibration = calibration
+        self.drift_interval_s = drift_interval_s
+        self._monitor = (DriftMonitor(self.calibrator, calibration, drift_interval_s)
+                         if calibration is not None and calibration.method == "aruco" else None)
+        self._gate = MotionGate(self.detector.px_per_mm,
+                                card_radius_mm=self.detector.card_radius_mm) if gate_motion else None
+
+    def reset(self) -> None:
+        self.tracker.reset()
+        if self._gate is not None:
+            self._gate.reset()
+
+    def _calibrate(self, frame: Frame) -> DriftReport | None:
+        if self.calibration is None:
+            try:
+                self.calibration = self.calibrator.calibrate(frame.image)
+            except CalibrationError:
+                return None
+            self._monitor = DriftMonitor(self.calibrator, self.calibration,
+                                         self.drift_interval_s)
+            self._monitor.check(frame.image, frame.timestamp)  # starts its clock
+            return None
+        if self._monitor is None:
+            return None
+        report = self._monitor.check(frame.image, frame.timestamp)
+        if report is not None and report.drifted:
+            self.calibration = self._monitor.calibration
+        return report
+
+    def process(self, frame: Frame) -> FrameResult:
+        t0 = time.perf_counter()
+        drift = self._calibrate(frame)
+        t1 = time.perf_counter()
+        cal = self.calibration
+        if cal is None:
+            return FrameResult(frame.index, frame.timestamp, False, Detections.empty(), None,
+                               (), StageTimings(calibrate=(t1 - t0) * 1e3))
+        view = self.detector.rectify(frame.image, cal)
+        t2 = time.perf_counter()
+        det = self.detector.detect(frame.image, cal, view)
+        t3 = time.perf_counter()
+        motion = self._gate.update(view, det) if self._gate is not None else None
+        t4 = time.perf_counter()
+        cls = self.classifier.classify(det.crops)
+        t5 = time.perf_counter()
+        events = self.tracker.update(frame.index, frame.timestamp, det, cls, motion)
+        t6 = time.perf_counter()
+        timings = StageTimings((t1 - t0) * 1e3, ((t2 - t1) + (t4 - t3)) * 1e3,
+                               (t3 - t2) * 1e3, (t5 - t4) * 1e3, (t6 - t5) * 1e3)
+        return FrameResult(frame.index, frame.timestamp, True, det, cls, tuple(events),
+                           timings, motion.fraction if motion is not None else 0.0, drift,
+                           motion)
+
+    def run(self, source: FrameSource) -> Iterator[FrameResult]:
+        try:
+            for frame in source.frames():
+                yield self.process(frame)
+        finally:
+            source.close()

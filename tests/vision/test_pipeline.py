@@ -1,0 +1,106 @@
+"""The whole pipeline on drawn frames, with a colour oracle standing in for the model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from table_drawing import PALETTE, DrawnCard, render
+
+from companion.layouts import load_layout
+from companion.vision.pipeline import STAGES, Pipeline
+from companion.vision.source import FakeSource
+from companion.vision.track import TableTracker
+
+LAYOUT = load_layout("kendra-kari")
+POS = {z.id: z.center_mm for z in LAYOUT.zones}
+NAMES = {PALETTE[0]: "surya-3", PALETTE[1]: "kurma-raja", PALETTE[2]: "barat-9"}
+
+
+@dataclass(frozen=True)
+class OracleClassifications:
+    card_ids: list
+    confidence: np.ndarray
+    face_down: np.ndarray
+    not_card: np.ndarray
+    topk: list
+
+    def __len__(self):
+        return len(self.card_ids)
+
+
+class ColourOracle:
+    """Test-only: the drawn cards differ by pip colour, so the colour names the card."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def classify(self, crops: np.ndarray) -> OracleClassifications:
+        self.calls += 1
+        ids, conf = [], []
+        for crop in crops:
+            px = crop[30:66, 30:66].reshape(-1, 3).astype(int)
+            coloured = px[(px.max(1) - px.min(1)) > 60]
+            if len(coloured) < 20:
+                ids.append(None)
+                conf.append(0.9)
+                continue
+            med = np.median(coloured, axis=0)
+            best = min(NAMES, key=lambda c: np.abs(np.array(c) - med).sum())
+            ids.append(NAMES[best])
+            conf.append(0.97)
+        n = len(ids)
+        return OracleClassifications(ids, np.array(conf), np.zeros(n),
+                                     np.array([0.9 if i is None else 0.0 for i in ids]),
+                                     [[(i, c)] if i else [] for i, c in zip(ids, conf)])
+
+
+def _frames() -> list[np.ndarray]:
+    a = DrawnCard(POS["pos1"], PALETTE[0])
+    b = DrawnCard(POS["pos2"], PALETTE[1])
+    frames = [render([], seed=1).image] * 3
+    frames += [render([a], seed=k).image for k in range(8)]
+    # a hand reaches in, lays card b, moves away (moving over the ring)
+    for k, tip in enumerate([(520, 300), (450, 220), (400, 170), (430, 230)]):
+        frames.append(render([a, b] if k >= 2 else [a], hand_mm=tip, seed=20 + k).image)
+    frames += [render([a, b], seed=30 + k).image for k in range(8)]
+    frames += [render([b], seed=40 + k).image for k in range(12)]
+    return frames
+
+
+def test_pipeline_turns_frames_into_events_with_stage_timings():
+    oracle = ColourOracle()
+    pipe = Pipeline(oracle, TableTracker(LAYOUT, stable_frames=4, remove_frames=5))
+    results = list(pipe.run(FakeSource(_frames(), fps=10)))
+    assert all(r.calibrated for r in results)
+    events = [(e.kind, e.card_id, e.zone) for r in results for e in r.events]
+    assert events == [("appeared", "surya-3", "pos1"), ("appeared", "kurma-raja", "pos2"),
+                      ("removed", "surya-3", "pos1"), ("cleared", None, "pos1")]
+    first = next(e for r in results for e in r.events)
+    assert first.first_frame >= 3 and first.last_frame - first.first_frame == 3
+    t = results[-1].timings
+    assert set(t.as_dict()) == set(STAGES) | {"total"}
+    assert t.total > 0 and t.detect > 0
+    assert any(r.motion > 0 for r in results[11:15])  # the hand was seen
+    assert oracle.calls == len(results)
+
+
+def test_pipeline_waits_for_the_mat():
+    blank = np.full((720, 1280, 3), 90, np.uint8)
+    pipe = Pipeline(ColourOracle(), TableTracker(LAYOUT, stable_frames=2))
+    frames = [blank, blank] + [render([DrawnCard(POS["pos7"], PALETTE[2])], seed=k).image
+                               for k in range(4)]
+    results = list(pipe.run(FakeSource(frames)))
+    assert [r.calibrated for r in results] == [False, False, True, True, True, True]
+    assert [(e.kind, e.card_id) for r in results for e in r.events] == [("appeared", "barat-9")]
+
+
+def test_pipeline_reports_a_bumped_camera():
+    still = render([], seed=2).image
+    bumped = render([], seed=2, shift=(30.0, 0.0)).image
+    pipe = Pipeline(ColourOracle(), drift_interval_s=1.0)
+    frames = [still] * 3 + [bumped] * 15
+    drifts = [r.drift for r in pipe.run(FakeSource(frames, fps=10)) if r.drift]
+    assert any(d.drifted and d.drift_mm > 10 for d in drifts)
+    assert cv2.norm(pipe.calibration.homography) > 0
