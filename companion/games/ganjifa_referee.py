@@ -340,19 +340,22 @@ def _refute(pic: Picture, m: Move) -> tuple[list[tuple[str, Claim]], tuple[Claim
 
 def _disproves(cl: Claim, q: int, x: Card, power: dict[Card, int], seen: frozenset[Card],
                pic: Picture) -> str:
-    s, who, by = cl.step, seat_name(cl.seat), seat_name(q)
-    c = cl.card
     mine = q == cl.seat
+    c = cl.card
     if cl.kind == "no-unbeatable":
         if not mine or x in cl.before:
             return ""
         order = pic.table.rules.order[x.suit]
-        if all(y in cl.before or y in seen for y in order[:order.index(x)]):
-            return (f"{who} gave up the lead at move {s} while holding the {x.name}, which was "
-                    f"unbeatable and had to be led: withdraw move {s}")
+        if not all(y in cl.before or y in seen for y in order[:order.index(x)]):
+            return ""
+    elif c is None or x.suit is not c.suit:  # every other claim is about one suit
         return ""
+    s, who, by = cl.step, seat_name(cl.seat), seat_name(q)
+    if cl.kind == "no-unbeatable":
+        return (f"{who} gave up the lead at move {s} while holding the {x.name}, which was "
+                f"unbeatable and had to be led: withdraw move {s}")
     assert c is not None
-    higher = x.suit is c.suit and power[x] > power[c]
+    higher = power[x] > power[c]
     if cl.kind == "lead" and not mine and higher:
         return (f"{who} led the {c.name} at move {s} as unbeatable, but {by} held the {x.name}, "
                 f"which beats it: a beatable card was led; withdraw move {s}")
