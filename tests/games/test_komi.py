@@ -147,3 +147,14 @@ def test_referee_refuses_a_bet_out_of_range():
     moves = list(table_view(rec).moves)
     moves[0] = Move(moves[0].player, "bet", (), "11")
     assert _judge(rec, moves[:1]) == [Verdict.ILLEGAL]
+
+
+def test_bad_options_are_refused():
+    import pytest
+
+    from companion.games.base import OptionsError
+    for bad in ({"min_bet": 0}, {"min_bet": 5, "max_bet": 4}, {"rounds": -2}):
+        with pytest.raises(OptionsError):
+            komi.Options(**bad)
+    with pytest.raises(OptionsError):
+        komi.new_game(3, komi.Options(first_dealer=4), 1)  # only seats 0..2

@@ -118,3 +118,19 @@ def test_the_seed_chooses_the_first_dealer():
     dealers = {sama.new_game(4, None, seed).first_dealer for seed in range(40)}
     assert dealers == {0, 1, 2, 3}
     assert Rank.RAJA == 12  # the values used above
+
+
+def test_a_face_down_exchange_is_hidden_from_the_table():
+    m = Move(1, "exchange", parse_cards(["surya-1", "surya-2", "phul-3", "phul-4"]), "down")
+    assert sama.public_move(m) == Move(1, "exchange", (), "down")
+    up = Move(1, "exchange", parse_cards(["surya-1", "phul-3"]), "up")
+    assert sama.public_move(up) == up
+
+
+@pytest.mark.parametrize("bad", [{"scoring": "poker"}, {"stake": 0}, {"rounds": -1},
+                                 {"first_dealer": 9}])
+def test_bad_options_are_refused_by_name(bad):
+    from companion.games.base import OptionsError, options_from_json
+    with pytest.raises(OptionsError) as e:
+        options_from_json(sama.Options, bad)
+    assert next(iter(bad)).split("_")[0] in str(e.value)
