@@ -1,6 +1,7 @@
 """Sama: the doubled face-up card, the single exchange and the ledger, against the book's
 own example and hand-worked ones, plus invariants of whole games."""
 
+import itertools
 from fractions import Fraction
 
 import pytest
@@ -11,6 +12,8 @@ from companion.cards import Card, DeckKind, Rank, deck_cards, parse_cards
 from companion.games import sama
 from companion.games.base import IllegalMoveError, Move, Verdict
 from companion.record import referee_record, simulate, table_view
+
+C = Card.parse
 
 
 def h(*ids):
@@ -134,3 +137,12 @@ def test_bad_options_are_refused_by_name(bad):
     with pytest.raises(OptionsError) as e:
         options_from_json(sama.Options, bad)
     assert next(iter(bad)).split("_")[0] in str(e.value)
+
+
+def test_every_rank_combination_against_the_books_values():
+    # "Face cards are worth 11 for the Vizier and 12 for the Raja whether face up or down";
+    # number cards are worth their number; the face-up card counts twice
+    worth = {str(n): n for n in range(1, 11)} | {"vizier": 11, "raja": 12}
+    for a, b, u in itertools.product(worth, repeat=3):
+        down = parse_cards([f"surya-{a}", f"phul-{b}"])
+        assert sama.hand_value(down, C(f"cheng-{u}")) == worth[a] + worth[b] + 2 * worth[u]
