@@ -289,7 +289,7 @@ def apply(state: State, move: Move) -> tuple[State, list]:
     if move.player != p:
         raise NotYourTurnError(f"it is {seat_name(p)}'s turn, not {seat_name(move.player)}'s",
                                move)
-    if move not in legal_moves(state):
+    if not _is_legal(state, move):
         raise IllegalMoveError(_why(state, move), move)
     table, events = advance(state.table, move)
     gone = frozenset(move.cards[:1]) if move.action == "deni" else frozenset(move.cards)
@@ -297,6 +297,20 @@ def apply(state: State, move: Move) -> tuple[State, list]:
         gone = frozenset()
     hands = state.hands[:p] + (state.hands[p] - gone,) + state.hands[p + 1:]
     return replace(state, table=table, hands=hands), events
+
+
+def _is_legal(state: State, move: Move) -> bool:
+    t = state.table
+    if t.phase is Phase.FOLLOW and move.action == "follow" and len(move.cards) == 1:
+        # Fast path for the commonest move: an unconstrained card to the trick.
+        hand = state.hands[move.player]
+        d = t.deni
+        free = not (t.kind is Kind.DENI and d is not None
+                    and (move.player == d.giver or d.called in hand)) \
+            and not (t.kind is Kind.SACRIFICE and t.target in hand)
+        if free:
+            return move.cards[0] in hand and not move.target
+    return move in legal_moves(state)
 
 
 def _why(state: State, move: Move) -> str:
