@@ -341,6 +341,12 @@ def _judge(state: State, move: Move) -> Judgement:
     opened = open_claims(new, (c for c in deck_cards(DECK) if c not in nxt.seen),
                          o.rank_order)
     nxt = dataclasses.replace(nxt, claims=kept + opened)
+    if nxt.kind == "over" and nxt.claims:
+        # every card has now been played, so each hand at each claim is fully known: a
+        # claim no later card disproved was true (ruling ekrang-claims-settle)
+        events.append(Event("claims-confirmed", f"All cards are played: the {len(nxt.claims)} "
+                            "plays the table could not check were within the rules"))
+        nxt = dataclasses.replace(nxt, claims=())
     if proofs:
         return Judgement(Verdict.ILLEGAL, "; ".join(proofs), nxt, tuple(events))
     if opened:

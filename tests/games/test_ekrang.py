@@ -190,3 +190,11 @@ def test_the_referee_never_calls_a_rule_breaking_play_legal(players, seed, at, l
     verdicts = [r.verdict for r in _referee(moves + [bad], players, lead=lead)]
     assert Verdict.ILLEGAL not in verdicts[:-1]
     assert verdicts[-1] is not Verdict.LEGAL
+
+
+def test_at_the_end_every_open_claim_is_confirmed():
+    rec = simulate("ekrang", 3, None, 12)
+    rulings = list(referee_record(table_view(rec)))
+    assert any(r.verdict is Verdict.UNVERIFIABLE for r in rulings)
+    assert [e.kind for e in rulings[-1].events][-1] == "claims-confirmed"
+    assert not any(e.kind == "claims-confirmed" for r in rulings[:-1] for e in r.events)
