@@ -14,7 +14,7 @@ from companion.cards import Card
 from companion.games import ganjifa as g
 from companion.games.base import Move, Verdict
 from companion.games.ganjifa_table import advance, others
-from companion.record import referee_record, simulate, table_view
+from companion.record import GameRecord, referee_record, replay, simulate, table_view
 
 CONFIGS = [(3, {}), (4, {}), (3, {"deck": "mughal"}),
            (4, {"ranking": "straight", "face_up_deal": "true"}),
@@ -33,6 +33,9 @@ def test_simulated_games_pass_with_no_false_error_and_the_same_announcements(pla
     for seed in range(40):
         rec = simulate("ganjifa", players, options, seed)
         actions |= {m.action for m in rec.moves}
+        if seed == 0:  # the record replays exactly through the engine, deal and all
+            again = GameRecord.loads(rec.dumps())
+            assert [tuple(e) for _, _, e in replay(again)] == list(rec.events)
         rulings = list(referee_record(table_view(rec)))
         bad = [(i, r.reason) for i, r in enumerate(rulings) if r.verdict is Verdict.ILLEGAL]
         assert not bad, f"seed {seed}: {bad[:2]}"
