@@ -26,10 +26,16 @@ class Direction(enum.Enum):
     CLOCKWISE = "clockwise"
     ANTICLOCKWISE = "anticlockwise"
 
+    def __str__(self) -> str:
+        return self.value
+
 
 class StockExhausted(enum.Enum):
     FEWEST_CARDS = "fewest-cards"
     RESHUFFLE = "reshuffle"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
