@@ -86,8 +86,12 @@ def _simulate(args: argparse.Namespace) -> int:
     game, options = _load(args)
     if args.games < 1:
         raise UsageError("--games must be at least 1")
+    from companion.games.base import OptionsError
     for i in range(args.games):
-        rec = simulate(game.NAME, args.players, options, args.seed + i)
+        try:
+            rec = simulate(game.NAME, args.players, options, args.seed + i)
+        except OptionsError as e:  # some options are checked against the player count
+            raise UsageError(str(e)) from None
         sys.stdout.write(rec.dumps() + "\n")
     return 0
 
