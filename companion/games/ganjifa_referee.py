@@ -256,13 +256,10 @@ def _impossible(pic: Picture, m: Move) -> str:
     return ""
 
 
-def _known_unbeatable(pic: Picture, seat: int) -> Card | None:
-    """A card the table has seen in ``seat``'s hand that is provably unbeatable."""
+def _known_unbeatable(pic: Picture, seat: int) -> list[Card]:
+    """Cards the table has seen in ``seat``'s hand that are provably unbeatable."""
     t, known = pic.table, pic.known(seat)
-    for c in t.rules.sort(known):
-        if all(x in known for x in t.unplayed_above(c)):
-            return c
-    return None
+    return [c for c in t.rules.sort(known) if all(x in known for x in t.unplayed_above(c))]
 
 
 def _known_errors(pic: Picture, m: Move) -> list[str]:
@@ -276,6 +273,11 @@ def _known_errors(pic: Picture, m: Move) -> list[str]:
                 out.append(f"a beatable card was led: {seat_name(holder[x])} holds the "
                            f"{x.name}, which beats the {cards[0].name}")
     elif a == "deni":
+        unb = [c.suit for c in _known_unbeatable(pic, p)]
+        twice = next((s for s in unb if unb.count(s) > 1), None)
+        if twice is not None:
+            out.append(f"{seat_name(p)} holds two unbeatable {twice.title} cards: all unbeatable "
+                       "cards except the lowest in each suit must be led before a Deni")
         above = t.unplayed_above(cards[1])
         called = above[0]
         if called in pic.known(p):
@@ -302,8 +304,9 @@ def _known_errors(pic: Picture, m: Move) -> list[str]:
                 out.append(f"the {cards[0].name} is not the leader's highest: they hold the "
                            f"{higher[0].name}")
         u = _known_unbeatable(pic, p)
-        if u is not None:
-            out.append(f"{seat_name(p)} holds the {u.name}, which is unbeatable and must be led")
+        if u:
+            out.append(f"{seat_name(p)} holds the {u[0].name}, which is unbeatable and must be "
+                       "led")
     elif a in ("follow", "double") and t.phase is Phase.FOLLOW:
         d = t.deni
         if d is not None and p == d.giver and cards[0].suit is not d.high.suit:

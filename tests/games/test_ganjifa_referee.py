@@ -391,3 +391,31 @@ def test_a_lead_beaten_by_a_card_shown_at_the_deal_is_called_at_once():
     _, rulings = judge(3, moves + [wrong], opts)
     i, r = first_illegal(rulings)
     assert i == len(moves) and "a beatable card was led" in r.reason
+
+
+def test_a_deni_before_leading_two_shown_unbeatable_cards_of_a_suit_is_called():
+    opts = g.Options(face_up_deal=True)
+
+    def two_shown(s):
+        if not leading(s) or s.table.won == (0, 0, 0):
+            return None
+        p, t = s.table.leader, s.table
+        known = frozenset(s.face_up[p]) & s.hands[p]
+        proved = [c for c in known if all(x in known for x in t.unplayed_above(c))]
+        suits = [c.suit for c in proved]
+        twice = next((x for x in suits if suits.count(x) > 1), None)
+        if twice is None:
+            return None
+        for h in s.rules.sort(s.hands[p]):
+            above = t.unplayed_above(h)
+            lower = [c for c in s.hands[p] if c.suit is h.suit
+                     and s.rules.power[c] < s.rules.power[h]]
+            if above and lower and above[0] not in s.hands[p]:
+                return Move(p, "deni", (lower[0], h))
+        return None
+    s, moves, wrong = play_until(3, two_shown, opts)
+    with pytest.raises(g.IllegalMoveError, match="except the lowest"):
+        g.apply(s, wrong)
+    _, rulings = judge(3, moves + [wrong], opts)
+    i, r = first_illegal(rulings)
+    assert i == len(moves) and "must be led before a Deni" in r.reason
