@@ -15,11 +15,12 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/companion demo
+	$(BIN)/companion serve --source demo --open
 
 test: $(STAMP)
+	PY=$(BIN)/python bash scripts/install-browser-deps.sh
 	@# pytest exits 5 when it collects nothing; that is not a failure
-	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo 'no tests collected'; exit 0; fi; exit $$rc
+	COMPANION_REQUIRE_BROWSER=1 $(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo 'no tests collected'; exit 0; fi; exit $$rc
 
 lint: $(STAMP)
 	$(BIN)/ruff check companion tests benchmarks

@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "token (printed as a URL and a QR code)")
     p.add_argument("--db", default=None, help=f"SQLite database (default {default_db()})")
     p.add_argument("--title", default="Game night", help="name of a new session")
+    p.add_argument("--open", action="store_true", help="open the dashboard in a browser")
     p.add_argument("--demo-speed", type=float, default=1.0,
                    help="replay the demo this many times faster (default 1)")
     p.set_defaults(handler=_serve)
@@ -102,6 +103,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"Phones join with: {config['JOIN_URL']}")
         segno.make(config["JOIN_URL"], error="m").terminal(out=sys.stdout, compact=True)
         sys.stdout.flush()
+    if args.open:
+        import threading
+        import webbrowser
+        threading.Timer(0.5, webbrowser.open, (url,)).start()
     try:
         server.serve_forever()
     finally:

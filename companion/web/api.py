@@ -26,12 +26,17 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 # ---- validation helpers -------------------------------------------------------------------
 
-def json_body() -> dict[str, Any]:
+def json_body(*fields: str) -> dict[str, Any]:
+    """The request's JSON object, holding no fields but ``fields``."""
     if not request.is_json:
         abort(415, "send JSON with Content-Type: application/json")
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
         abort(400, "the request body must be a JSON object")
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        abort(400, f"unknown field(s) {', '.join(map(repr, unknown))[:200]}; "
+                   f"expected: {', '.join(fields)}")
     return data
 
 
@@ -148,7 +153,7 @@ def stream():
 
 @bp.post("/setup")
 def setup():
-    data = json_body()
+    data = json_body("game", "players", "seats", "options", "manual", "seed", "deck_profile")
     game = want(data, "game", str)
     players = want(data, "players", int)
     seats = want(data, "seats", list, required=False, default=[])
@@ -167,8 +172,13 @@ def setup():
 
 @bp.post("/end")
 def end():
-    data = json_body()
-    winners = want(data, "winners", list, required=False, default=[])
+    data = json_body("winners", "text")
+    winners = want(data, "winners", list)
+    live = runtime().table.live
+    seats = runtime().store.game(live.game_id).players if live is not None else 0
+    if not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < seats
+               for w in winners):
+        abort(400, f"'winners' must be a list of seat numbers 0..{max(seats - 1, 0)}")
     text = want(data, "text", str, required=False, default="")
     return jsonify(result=table_call(runtime().table.end_game, winners, text))
 
@@ -186,7 +196,7 @@ def _move_from(data: dict[str, Any]) -> Move:
 def move():
     """A move entered by hand (manual board, or a table without a camera)."""
     rt = runtime()
-    m = _move_from(json_body())
+    m = _move_from(json_body("move"))
     live = rt.table.live
     if live is not None and m.player >= rt.store.game(live.game_id).players:
         abort(400, f"there is no seat {m.player + 1} at this table")
@@ -213,7 +223,7 @@ def undo():
 
 @bp.post("/moves/<int:event_id>/correct")
 def correct(event_id: int):
-    data = json_body()
+    data = json_body("move", "delete")
     if data.get("delete") is True:
         out = table_call(runtime().table.correct, event_id, None)
     else:
@@ -227,7 +237,7 @@ def correct(event_id: int):
 
 @bp.post("/pending/<int:pending_id>")
 def answer(pending_id: int):
-    data = json_body()
+    data = json_body("choice")
     if "choice" not in data:
         abort(400, "'choice' is required")
     choice = data["choice"]

@@ -133,47 +133,49 @@ class CaptureThread(threading.Thread):
         super().__init__(name="capture", daemon=True)
         self.table, self.hub, self.open_feed = table, hub, open_feed
         self.loop, self.retry_s = loop, retry_s
-        self._stop = threading.Event()
+        self._halt = threading.Event()
         self.latencies: list[tuple[int, float]] = []  # (announcement id, seconds frame->stored)
         self.frames = 0
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             try:
                 feed = self.open_feed()
             except Exception as e:  # noqa: BLE001 - no camera yet: say so, and try again soon
                 self.table.set_camera(ok=False, text=f"no picture: {e}")
-                self._stop.wait(self.retry_s)
+                self._halt.wait(self.retry_s)
                 continue
             self.table.set_camera(ok=True, text="live", demo_label=feed.label)
+            finished = False
             try:
                 self._consume(feed)
+                finished = not self._halt.is_set()
             except Exception as e:  # noqa: BLE001 - any failure of a source: reopen it
                 log.warning("capture: %s", e)
                 self.table.set_camera(ok=False, text=f"camera lost: {e}")
             finally:
                 feed.close()
-            if not self.loop:
+            if finished and not feed.realtime and not self.loop:
+                # a video is judged once: replaying it would repeat its moves
                 self.table.set_camera(ok=False, text="the recording has ended")
-                if not self._stop.wait(self.retry_s):
-                    continue
-            self._stop.wait(0.05 if self.loop else self.retry_s)
+                return
+            self._halt.wait(0.05)
 
     def _consume(self, feed: Feed) -> None:
         start_wall, start_media = time.monotonic(), None
         last_fps_t, last_fps_n = time.monotonic(), 0
         for item in feed.items():
-            if self._stop.is_set():
+            if self._halt.is_set():
                 return
             if not feed.realtime:  # play a recording at its own speed
                 if start_media is None:
                     start_media = item.timestamp
                 ahead = (item.timestamp - start_media) - (time.monotonic() - start_wall)
                 if ahead > 0:
-                    self._stop.wait(ahead)
+                    self._halt.wait(ahead)
             arrived = time.monotonic()
             self.frames += 1
             for obs in item.observations:

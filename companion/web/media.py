@@ -169,7 +169,7 @@ def calibration():
 @bp.post("/api/calibration")
 def set_calibration():
     from companion.web.api import json_body, want
-    data = json_body()
+    data = json_body("corners")
     corners = want(data, "corners", list)
     if len(corners) != 4 or not all(
             isinstance(c, list) and len(c) == 2 and all(

@@ -1,0 +1,107 @@
+"""The capture-and-referee thread: observations reach the table, a lost camera shows on the
+status line and the picture comes back within 2 s of the camera's return."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from companion.store import Store
+from companion.web.capture import CaptureThread, FeedItem, FrameHub, Observation
+from companion.web.table import TableSession
+
+
+class ListFeed:
+    label = ""
+    realtime = True
+
+    def __init__(self, items, fail_after: int | None = None):
+        self._items, self.fail_after = items, fail_after
+
+    def items(self):
+        for i, item in enumerate(self._items):
+            if self.fail_after is not None and i >= self.fail_after:
+                raise OSError("camera unplugged")
+            yield item
+
+    def close(self):
+        pass
+
+
+def frame(i: int, obs=()):
+    return FeedItem(np.full((48, 64, 3), i % 255, np.uint8), i, i / 30, observations=obs)
+
+
+def test_observations_start_a_game_and_are_judged(bridge_record):
+    table = TableSession(Store(":memory:"))
+    moves = [Observation("move", m) for m in bridge_record.moves[:5]]
+    items = [frame(0, (Observation("start", context={"game": "kendra-kari", "players": 4}),))]
+    items += [frame(i + 1, (m,)) for i, m in enumerate(moves)]
+    done = threading.Event()
+
+    def open_feed():
+        if done.is_set():
+            raise OSError("finished")
+        done.set()
+        return ListFeed(items)
+
+    hub = FrameHub()
+    cap = CaptureThread(table, hub, open_feed)
+    cap.start()
+    deadline = time.monotonic() + 5
+    while (table.live is None or len(table.live.move_events) < 5) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    cap.stop()
+    cap.join(2)
+    assert [e.payload["move"] for e in table.live.move_events] == [
+        m.move.to_json() for m in moves]
+    assert hub.jpeg() is not None and hub.jpeg()[1][:2] == b"\xff\xd8"
+    assert len(cap.latencies) == 5
+
+
+def test_unplugged_camera_shows_and_resumes_within_two_seconds():
+    table = TableSession(Store(":memory:"))
+    hub = FrameHub()
+    plugged = threading.Event()
+    plugged.set()
+    texts: list[tuple[bool, str]] = []
+    set_camera = table.set_camera
+
+    def spy(**kw):
+        set_camera(**kw)
+        texts.append((table.camera.ok, table.camera.text))
+
+    table.set_camera = spy
+    feeds = iter([ListFeed((frame(i) for i in range(10**9)), fail_after=20)])
+
+    def open_feed():
+        feed = next(feeds, None)
+        if feed is not None:
+            return feed  # the first camera: dies ("unplugged") after 20 frames
+        if not plugged.is_set():
+            raise OSError("no camera at index 0")
+        return ListFeed(frame(i) for i in range(10**9))
+
+    plugged.clear()
+    cap = CaptureThread(table, hub, open_feed, retry_s=0.5)
+    cap.start()
+    try:
+        deadline = time.monotonic() + 3
+        while not any(not ok and "lost" in text for ok, text in texts):
+            assert time.monotonic() < deadline, texts
+            time.sleep(0.01)
+        time.sleep(0.7)  # still unplugged: every reopen fails, and the status says so
+        assert table.state_json()["camera"]["ok"] is False
+        assert "no picture" in table.camera.text
+        seen = hub.wait(-1, 0)
+        replugged = time.monotonic()
+        plugged.set()
+        assert hub.wait(seen, 2.0) != seen, "no new frame within 2 s of replugging"
+        back = time.monotonic() - replugged
+    finally:
+        cap.stop()
+        cap.join(2)
+    assert back < 2.0
+    assert table.camera.ok
