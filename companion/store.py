@@ -440,14 +440,17 @@ class Store:
 
     # ---- announcements ------------------------------------------------------------------
 
-    def announcements(self, game_id: int | None = None, after_id: int = 0,
-                      limit: int = 200) -> list[AnnouncementRow]:
+    def announcements(self, game_id: int | None = None, after_id: int = 0, limit: int = 200,
+                      session_id: int | None = None) -> list[AnnouncementRow]:
         sql = ("SELECT id, game_id, event_id, ts, kind, text, player, prominent "
                "FROM announcements WHERE retracted=0 AND id>?")
         args: tuple = (after_id,)
         if game_id is not None:
             sql += " AND game_id=?"
             args += (game_id,)
+        if session_id is not None:
+            sql += " AND game_id IN (SELECT id FROM games WHERE session_id=?)"
+            args += (session_id,)
         rows = self._query(sql + " ORDER BY id LIMIT ?", args + (limit,))
         return [AnnouncementRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]))
                 for r in rows]
