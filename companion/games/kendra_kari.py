@@ -48,8 +48,8 @@ Named rulings (each decides an ambiguity of the books; see the rulings doc):
 - *turned-up-card-as-hand-card*: a playable turned-up card joins the turner's hand and
   must be played at once, as a hand card could be: to the next position, as a bridge, or
   as the first card of a two-card bridge. Play then passes on from the turner.
-- *illegal-not-applied* (table referee): an illegal move changes nothing; the table takes
-  it back.
+- *illegal-followed-as-seen* (table referee): an illegal move is reported once, then the
+  referee follows the table as it is; ``undo()`` if the table takes the move back.
 """
 
 from __future__ import annotations

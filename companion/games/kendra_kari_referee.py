@@ -10,8 +10,12 @@ What it cannot know is reported as unverifiable, never as legal: a draw or a pas
 claim "I cannot play" (2011: "an infraction of this rule is virtually impossible to
 detect, the game relies upon players' honesty"). After a draw, a play by the drawer is the
 drawn card ("it must be played immediately"): its match and position are checked; if the
-next player acts instead, the drawn card was kept. Ruling *illegal-not-applied*: an
-illegal move leaves the referee's state unchanged (the table takes the card back).
+next player acts instead, the drawn card was kept.
+
+Ruling *illegal-followed-as-seen*: an illegal move is reported once, then the referee
+follows the table as it now is (a card laid stays where it lies and the turn passes on
+from the player who moved), so one mistake does not make every later move illegal. If
+the table takes the move back, ``undo()`` forgets it.
 """
 
 from __future__ import annotations
@@ -86,10 +90,47 @@ class TableReferee:
         try:
             verdict, reason, new, events = self._judge(s, move)
         except Illegal as e:
-            self.history.append(s)
+            self.history.append(self._as_seen(s, move))
             return Ruling(move, Verdict.ILLEGAL, e.reason)
         self.history.append(new)
         return Ruling(move, verdict, reason, tuple(events))
+
+    def _as_seen(self, s: Seen, move: Move) -> Seen:
+        """The table after an illegal move, taken as it physically is."""
+        seat = move.player
+        if s.stage in (OVER, DEAL) or not 0 <= seat < self.players:
+            return s
+        try:
+            cards = tuple(kk.INDEX[c] for c in move.cards)
+        except KeyError:
+            return s
+        targets = kk.parse_targets(move, len(cards)) if cards else None
+        nxt = kk.next_seat(self, seat)
+        count = s.counts[seat]
+        base = s._replace(drawer=-1, prev_ninth=-1, turned=-1, passes=0)
+        if move.action == "draw":
+            return base._replace(counts=self._count(s, seat, count + 1),
+                                 stock=max(s.stock - 1, 0), turn=nxt)
+        if move.action == "pass":
+            return base._replace(turn=nxt)
+        if targets is None or move.action not in ("play", "bridge", "start"):
+            return s
+        laid = sum(1 << c for c in cards)
+        counts = self._count(s, seat, max(count - len(cards), 0))
+        if move.action == "bridge" or 0 in targets and move.action != "start":
+            return base._replace(counts=counts, tops=kk.EMPTY_TOPS, last=-1, table=0,
+                                 captured=s.captured | s.table | laid, out=s.out | laid,
+                                 stage=START, turn=seat)
+        fresh = move.action == "start" and s.stage == START
+        tops, table = (kk.EMPTY_TOPS, 0) if fresh else (s.tops, s.table)
+        for c, t in zip(cards, targets):
+            tops = tops[:t] + (c,) + tops[t + 1:]
+        return base._replace(counts=counts, tops=tops, last=targets[-1], table=table | laid,
+                             out=s.out | laid, stage=NORMAL, turn=nxt)
+
+    @staticmethod
+    def _count(s: Seen, seat: int, n: int) -> tuple[int, ...]:
+        return s.counts[:seat] + (n,) + s.counts[seat + 1:]
 
     # ---- judging -------------------------------------------------------------------------
 
