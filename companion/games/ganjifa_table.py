@@ -40,6 +40,15 @@ class Options:
     # "expanded" (the book) or "traditional" (the card must be the second-highest unplayed).
     deni: str = "expanded"
 
+    def __post_init__(self) -> None:
+        # Checked when built, so that `--option` mistakes are reported before any deal.
+        if self.deni not in DENI_RULES:
+            raise OptionsError(f"option deni: {self.deni!r}; allowed: {', '.join(DENI_RULES)}")
+        key = self.leading_raja.strip().lower()
+        if key not in ("day", "night") and key not in {s.value for s in suits_of(self.deck)}:
+            raise OptionsError(f"option leading_raja: {self.leading_raja!r} is not day, night "
+                               f"or a suit of the {self.deck.value} deck")
+
 
 class Phase(enum.Enum):
     SHOW = "show"  # face-up batches are displayed before the opening
