@@ -1,0 +1,482 @@
+"""The table referee: tracker events in a game's zones -> that game's moves -> rulings.
+
+The camera sees cards land in zones (``calibration/layouts/<game>.json``); this module
+turns those sightings into the game's moves and has the game's own ``TableReferee`` judge
+them, so every verdict and announcement comes from the rules engine.
+
+Who played a card:
+- where each seat has its own zone (trick games: ``play0``, ``deni2`` ...) the zone says;
+- on the shared Kendra Kari ring it follows the turn order, plus the draws it saw (a hand
+  at the stock) or was told (``tell_draw(seat)``, the dashboard's one-tap button).
+Some sightings fit two stories: a second card laid soon after a first may be the same
+player's two-card turn (a bridge, or opening a phase with two cards) or the next player's
+card; a card laid after a draw may be the drawn card or the next player's. The referee then
+asks (a ``question`` output with the choices), goes on with the likelier story (the one
+that fits the timing) *marked as assumed*, and re-judges everything after it if
+``answer()`` says otherwise. It never reports a card the tracker was unsure of: those go
+to the players (``unsure``), and ``confirm(...)`` brings the answer back.
+
+When the table and the game disagree (a card the rules refused is still lying there, or a
+card the game needs has gone) it says ``desync`` and stays in that state until the table
+matches again (``resync``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from companion.cards import Card, CardIdError, deck_cards
+from companion.games import get_game
+from companion.games.base import (
+    Move,
+    OptionsError,
+    Ruling,
+    UnknownGameError,
+    Verdict,
+    options_from_json,
+    seat_name,
+)
+from companion.layouts import Layout, LayoutError, load_layout
+from companion.vision.track import MotionMap, TrackEvent
+
+
+class RefereeError(ValueError):
+    """A game without a table layout, bad options, or an answer to no question."""
+
+
+@dataclass(frozen=True)
+class RefereeOutput:
+    """One item of the referee's stream, for the dashboard, the store and ``replay``."""
+
+    kind: str  # ruling | question | unsure | draw | desync | resync | correction | superseded
+    text: str
+    frame: int
+    timestamp: float
+    ruling: Ruling | None = None
+    choices: tuple[str, ...] = ()  # question: the possible answers, the assumed one first
+    assumed: bool = False  # ruling: rests on an assumption a question asked about
+    question_id: int | None = None
+    # ruling: its move includes the previous ruling's move (a two-card turn seen card by
+    # card); a consumer that applied that one takes it back first
+    replaces: bool = False
+
+    @property
+    def move(self) -> Move | None:
+        return self.ruling.move if self.ruling else None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "text": self.text, "frame": self.frame,
+                             "timestamp": round(self.timestamp, 3)}
+        if self.ruling is not None:
+            d["ruling"] = self.ruling.to_json()
+        if self.choices:
+            d["choices"] = list(self.choices)
+        if self.assumed:
+            d["assumed"] = True
+        if self.question_id is not None:
+            d["question"] = self.question_id
+        if self.replaces:
+            d["replaces_previous"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class _Fact:
+    """Something the table showed, in order: what the rules are judged on."""
+
+    kind: str  # "laid" | "draw" | "told"
+    frame: int
+    timestamp: float
+    card: Card | None = None
+    zone: str = ""
+    seat: int | None = None  # a draw the dashboard was told about names the seat
+    move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
+
+
+@dataclass
+class _Derivation:
+    outputs: list[RefereeOutput] = field(default_factory=list)
+    questions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _card(card_id: str | None) -> Card | None:
+    if card_id is None:
+        return None
+    try:
+        return Card.parse(card_id)
+    except CardIdError:
+        return None
+
+
+class Referee:
+    """``observe(events, ...) -> outputs`` for one game at one table."""
+
+    def __init__(self, game: str, players: int, options: dict[str, Any] | None = None,
+                 layout: Layout | None = None, combo_s: float = 3.0,
+                 stock_motion_frames: int = 3, stock_radius_mm: float = 40.0):
+        try:
+            self.module = get_game(game)
+            self.options = options_from_json(self.module.Options, options)
+        except (UnknownGameError, OptionsError) as e:
+            raise RefereeError(str(e)) from None
+        if not self.module.MIN_PLAYERS <= players <= self.module.MAX_PLAYERS:
+            raise RefereeError(f"{self.module.TITLE} is for {self.module.MIN_PLAYERS}-"
+                               f"{self.module.MAX_PLAYERS} players, not {players}")
+        try:
+            self.layout = layout or load_layout(self.module.NAME)
+        except LayoutError as e:
+            raise RefereeError(f"{self.module.TITLE} has no table layout yet: {e}") from None
+        self.game, self.players = self.module.NAME, players
+        self.shared = all(z.seat is None for z in self.layout.zones)
+        self.combo_s = combo_s
+        self.stock_motion_frames = stock_motion_frames
+        self.stock_radius_mm = stock_radius_mm
+        self._facts: list[_Fact] = []
+        self._answers: dict[int, int] = {}  # question id -> chosen index
+        self._emitted = 0  # outputs of the derivation already returned
+        self._derived = _Derivation()
+        self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
+        self._stock_frames = 0
+        self._stock_start = (0, 0.0)
+        self.desynced: str = ""  # why the table and the game disagree, or ""
+        self.engine = self._fresh_engine()
+
+    @property
+    def outputs(self) -> list[RefereeOutput]:
+        """The whole story so far as it now stands (answers and two-card turns applied)."""
+        return list(self._derived.outputs)
+
+    def rulings(self) -> list[Ruling]:
+        return [o.ruling for o in self._derived.outputs if o.kind == "ruling" and o.ruling]
+
+    # ---- inputs --------------------------------------------------------------------------
+
+    def observe(self, events: list[TrackEvent], frame: int = 0, timestamp: float = 0.0,
+                motion: MotionMap | None = None) -> list[RefereeOutput]:
+        """The tracker's events of one frame (and its motion map, to see draws)."""
+        out: list[RefereeOutput] = []
+        for ev in events:
+            out += self._track_event(ev)
+        if motion is not None and self.shared and self._has_zone("stock"):
+            out += self._stock_motion(motion, frame, timestamp)
+        out += self._check_sync(frame, timestamp)
+        return out
+
+    def tell_draw(self, seat: int | None = None, frame: int = 0,
+                  timestamp: float = 0.0) -> list[RefereeOutput]:
+        """The dashboard's tap: a player drew from the stock (``seat`` None: whoever's turn)."""
+        if seat is not None and not 0 <= seat < self.players:
+            raise RefereeError(f"there is no {seat_name(seat)} in a {self.players}-player game")
+        return self._add(_Fact("draw", frame, timestamp, seat=seat))
+
+    def tell_move(self, move: Move, frame: int = 0, timestamp: float = 0.0
+                  ) -> list[RefereeOutput]:
+        """A move no camera can see (a pass, a called card), entered on the dashboard."""
+        if not 0 <= move.player < self.players:
+            raise RefereeError(f"there is no {seat_name(move.player)} in a "
+                               f"{self.players}-player game")
+        return self._add(_Fact("told", frame, timestamp, move=move))
+
+    def answer(self, question_id: int, choice: int) -> list[RefereeOutput]:
+        """Answer a question by the index of its choice; re-judges what followed it."""
+        choices = self._derived.questions.get(question_id)
+        if choices is None:
+            raise RefereeError(f"no open question {question_id}")
+        if not 0 <= choice < len(choices):
+            raise RefereeError(f"question {question_id} has choices 0..{len(choices) - 1}")
+        old = [o for o in self._derived.outputs if o.kind == "ruling"]
+        self._answers[question_id] = choice
+        self._rederive()
+        new = [o for o in self._derived.outputs if o.kind == "ruling"]
+        changed = [n for o, n in zip(old, new) if o.ruling != n.ruling] + new[len(old):]
+        return [RefereeOutput("correction", f"Corrected: {n.ruling.move}", n.frame, n.timestamp,
+                              n.ruling) for n in changed]
+
+    def confirm(self, card_id: str, zone: str, frame: int = 0,
+                timestamp: float = 0.0) -> list[RefereeOutput]:
+        """A person named a card the tracker was unsure of: it counts as laid there."""
+        card = _card(card_id)
+        if card is None:
+            raise RefereeError(f"bad card id {card_id!r}")
+        self.layout.zone(zone)  # raises LayoutError for an unknown zone
+        self._table.setdefault(zone, []).append(card)
+        return self._add(_Fact("laid", frame, timestamp, card, zone))
+
+    # ---- the physical table ---------------------------------------------------------------
+
+    def _has_zone(self, zone_id: str) -> bool:
+        return any(z.id == zone_id for z in self.layout.zones)
+
+    def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
+        if ev.kind == "unsure":
+            names = ", ".join(f"{c} ({p:.0%})" for c, p in ev.candidates) or "no reading"
+            where = ev.zone or "off the zones"
+            return [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
+                                  ev.last_frame, ev.timestamp,
+                                  choices=tuple(c for c, _ in ev.candidates))]
+        card = _card(ev.card_id)
+        if ev.kind == "removed" and ev.zone and card is not None:
+            stack = self._table.get(ev.zone, [])
+            if card in stack:
+                stack.remove(card)
+            return []
+        if ev.kind != "appeared" or card is None or ev.zone is None:
+            return []  # face-down cards, cleared zones and cards off the zones: no moves
+        stack = self._table.setdefault(ev.zone, [])
+        if card in stack:  # the card on top went away and this one shows again
+            stack.remove(card)
+            stack.append(card)
+            return []
+        stack.append(card)
+        if self.shared and self.expected_table().get(ev.zone) == card:
+            return []  # a card put back where the game has it: no new move
+        if self.shared and ev.zone in ("stock", "gathered"):
+            return []
+        if not self.shared and ev.zone.startswith("won"):
+            return []  # tricks gathered to a pile are the engine's consequence, not a move
+        return self._add(_Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone))
+
+    def _stock_motion(self, motion: MotionMap, frame: int, ts: float) -> list[RefereeOutput]:
+        """A hand at the stock, and nowhere on the ring, for a few frames is a draw."""
+        stock = self.layout.zone("stock").center_mm
+        ring = [z.center_mm for z in self.layout.zones if z.kind in ("ring", "centre")]
+        at_stock = bool(motion.near([stock], self.stock_radius_mm)[0])
+        on_ring = bool(motion.near(ring, self.stock_radius_mm).any())
+        if at_stock and not on_ring:
+            if self._stock_frames == 0:
+                self._stock_start = (frame, ts)
+            self._stock_frames += 1
+            return []
+        seen, self._stock_frames = self._stock_frames, 0
+        if seen >= self.stock_motion_frames and self._stage() == "normal":
+            return self._add(_Fact("draw", self._stock_start[0], self._stock_start[1]))
+        return []
+
+    # ---- judging -----------------------------------------------------------------------
+
+    def _fresh_engine(self):
+        return self.module.TableReferee(self.players, self.options)
+
+    def _add(self, fact: _Fact) -> list[RefereeOutput]:
+        self._facts.append(fact)
+        self._rederive()
+        new = self._derived.outputs[self._emitted:]
+        self._emitted = len(self._derived.outputs)
+        return list(new)
+
+    def _rederive(self) -> None:
+        """Judge every fact from the start: answers to questions may change the story."""
+        self.engine = self._fresh_engine()
+        d = _Derivation()
+        judge = _KendraKari(self, d) if self.shared else _PerSeat(self, d)
+        for i, fact in enumerate(self._facts):
+            judge.fact(i, fact)
+        self._derived = d
+
+    def _stage(self) -> str:
+        stage = getattr(getattr(self.engine, "state", None), "stage", None)
+        names = {0: "normal", 1: "start", 2: "turnup", 3: "over", 4: "deal"}
+        return names.get(stage, "normal") if isinstance(stage, int) else "normal"
+
+    def expected_table(self) -> dict[str, Card]:
+        """Zone -> the card the game says lies on top there (Kendra Kari's ring)."""
+        state = getattr(self.engine, "state", None)
+        tops = getattr(state, "tops", None)
+        if tops is None:
+            return {}
+        cards = deck_cards(self.module.DECK)
+        out = {}
+        for i, c in enumerate(tops):
+            if c >= 0:
+                out["pos7" if i == 0 else f"pos{i}"] = cards[c]
+        return out
+
+    def _check_sync(self, frame: int, ts: float) -> list[RefereeOutput]:
+        if not self.shared:
+            return []
+        expected = self.expected_table()
+        accepted = getattr(self.engine.state, "out", 0)  # every card the game saw played
+        index = {c: i for i, c in enumerate(deck_cards(self.module.DECK))}
+        problems = []
+        for zone in [f"pos{k}" for k in range(1, 8)]:
+            stack = self._table.get(zone, [])
+            top = stack[-1] if stack else None
+            want = expected.get(zone)
+            if want is not None and top != want:
+                problems.append(f"{want.name} should lie on Position {zone[3:]}"
+                                + (f", not {top.name}" if top else ""))
+            elif top is not None and top != want and not (accepted >> index[top]) & 1:
+                problems.append(f"take {top.name} back from Position {zone[3:]}")
+        if problems and not self.desynced:
+            self.desynced = "; ".join(problems)
+            return [RefereeOutput("desync", f"The table does not match the game: "
+                                  f"{self.desynced}. Waiting until it does.", frame, ts)]
+        if not problems and self.desynced:
+            self.desynced = ""
+            return [RefereeOutput("resync", "The table matches the game again.", frame, ts)]
+        return []
+
+
+class _KendraKari:
+    """The shared ring: turn order, draws, and the two-card turns that need a question."""
+
+    TARGET: ClassVar[dict[str, str]] = {"pos7": "7", **{f"pos{k}": str(k) for k in range(1, 7)}}
+
+    def __init__(self, ref: Referee, d: _Derivation):
+        self.ref, self.d = ref, d
+        self.last: tuple[Move, _Fact, int] | None = None  # last move, its fact, output index
+        self.last_draw: tuple[int, _Fact] | None = None  # seat that drew, and when
+        self.drawn_played = False  # the last move played a card just drawn
+
+    def _emit_ruling(self, move: Move, fact: _Fact, assumed: bool,
+                     replaces: bool = False) -> None:
+        ruling = self.ref.engine.observe(move)
+        if ruling.verdict is Verdict.ILLEGAL:
+            text = f"{seat_name(move.player)}: {ruling.reason}"
+        else:
+            text = "; ".join(e.text for e in ruling.events) or str(move)
+        self.d.outputs.append(RefereeOutput("ruling", text, fact.frame, fact.timestamp, ruling,
+                                            assumed=assumed, replaces=replaces))
+        self.last = (move, fact, len(self.d.outputs) - 1)
+
+    def _ask(self, index: int, fact: _Fact, text: str, choices: tuple[str, ...],
+             likely: int) -> int:
+        """Ask; the choice used is the answer if given, else the likely one."""
+        ordered = (choices[likely],) + tuple(c for k, c in enumerate(choices) if k != likely)
+        if index not in self.d.questions:
+            self.d.outputs.append(RefereeOutput("question", text, fact.frame, fact.timestamp,
+                                                choices=ordered, question_id=index))
+        self.d.questions[index] = ordered
+        picked = self.ref._answers.get(index, 0)
+        return choices.index(ordered[picked])
+
+    def fact(self, i: int, f: _Fact) -> None:
+        eng = self.ref.engine
+        s = eng.state
+        if f.kind == "told":
+            self._emit_ruling(f.move, f, False)
+            return
+        if f.kind == "draw":
+            seat = s.turn if f.seat is None else f.seat
+            self.d.outputs.append(RefereeOutput("draw", f"{seat_name(seat)} draws from the "
+                                                "stock", f.frame, f.timestamp))
+            self._emit_ruling(Move(seat, "draw"), f, False)
+            self.last_draw = (seat, f)
+            self.drawn_played = False
+            return
+        target = self.TARGET.get(f.zone)
+        if target is None:
+            return
+        stage = self.ref._stage()
+        if stage == "deal":
+            if target == "7":
+                self._emit_ruling(Move(s.turn, "deal", (f.card,), "7"), f, False)
+            return
+        prev = self.last
+        quick = prev is not None and f.timestamp - prev[1].timestamp <= self.ref.combo_s
+        # A second card of the same turn: a play then a bridge to 7, or a phase opened on 7
+        # then a card on 1. Only the timing tells it from the next player's card.
+        # (A card just drawn cannot begin a two-card bridge.)
+        if prev is not None and len(prev[0].cards) == 1 and (
+                (prev[0].action == "play" and target == "7" and not self.drawn_played)
+                or (prev[0].action == "start" and target == "1" and stage == "normal")):
+            first, who = prev[0], prev[0].player
+            nxt = s.turn
+            action = "bridge" if first.action == "play" else "start"
+            choices = (f"{seat_name(who)} laid both cards in one turn",
+                       f"{seat_name(nxt)} laid {f.card.name}")
+            picked = self._ask(i, f, f"Who laid {f.card.name} on Position {target}: "
+                               f"{seat_name(who)} (a second card) or {seat_name(nxt)}?",
+                               choices, 0 if quick else 1)
+            if picked == 0:
+                eng.undo()
+                combined = Move(who, action, first.cards + (f.card,),
+                                f"{first.target},{target}")
+                earlier = self.d.outputs[prev[2]]
+                self.d.outputs[prev[2]] = RefereeOutput(
+                    "superseded", earlier.text + " (the first card of two)", earlier.frame,
+                    earlier.timestamp, earlier.ruling, assumed=True)
+                self._emit_ruling(combined, f, assumed=i not in self.ref._answers,
+                                  replaces=True)
+                return
+        seat, assumed = s.turn, False
+        drawer = getattr(s, "drawer", -1)
+        if drawer is not None and drawer >= 0 and drawer != s.turn:
+            draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
+            choices = (f"{seat_name(drawer)} played the card just drawn",
+                       f"{seat_name(s.turn)} played it (the drawn card was kept)")
+            picked = self._ask(i, f, f"Who laid {f.card.name}: {seat_name(drawer)} (the "
+                               f"drawn card) or {seat_name(s.turn)}?", choices,
+                               0 if f.timestamp - draw_t <= self.ref.combo_s else 1)
+            seat = drawer if picked == 0 else s.turn
+            assumed = i not in self.ref._answers
+        self.drawn_played = seat == drawer
+        if stage == "start":
+            action = "start"
+        elif target == "7":
+            action = "bridge"
+        else:
+            action = "play"
+        self._emit_ruling(Move(seat, action, (f.card,), target), f, assumed)
+
+
+class _PerSeat:
+    """Trick games: each seat has its own play and Deni spots, so the zone names the seat.
+
+    The action is the first of the game's card-laying actions that the rules accept here
+    (lead, follow, sacrifice ...); a card on a Deni spot and the card led with it form one
+    ``deni`` move (low card led, high card exposed).
+    """
+
+    ACTIONS = ("lead", "follow", "sacrifice", "play")
+
+    def __init__(self, ref: Referee, d: _Derivation):
+        self.ref, self.d = ref, d
+        self.waiting_deni: dict[int, Card] = {}
+        self.last: dict[int, tuple[Move, int]] = {}  # the latest move, if it was this seat's
+
+    def fact(self, i: int, f: _Fact) -> None:
+        if f.kind == "told":
+            self._judge([f.move], f, f.move.player)
+            return
+        zone = self.ref.layout.zone(f.zone)
+        if zone.seat is None or f.kind != "laid":
+            return
+        seat = zone.seat
+        if seat >= self.ref.players:
+            return
+        eng = self.ref.engine
+        if zone.kind == "deni":
+            last = self.last.get(seat)
+            if last is not None and last[0].action == "lead" and len(last[0].cards) == 1:
+                # the low card was led first: the two together were a Deni
+                eng.undo()
+                del self.d.outputs[last[1]]
+                self._judge([Move(seat, "deni", (last[0].cards[0], f.card))], f, seat)
+                return
+            self.waiting_deni[seat] = f.card
+            return
+        if seat in self.waiting_deni:
+            high = self.waiting_deni.pop(seat)
+            candidates = [Move(seat, "deni", (f.card, high))]
+        else:
+            candidates = [Move(seat, a, (f.card,)) for a in self.ACTIONS]
+        self._judge(candidates, f, seat)
+
+    def _judge(self, candidates: list[Move], f: _Fact, seat: int) -> None:
+        eng = self.ref.engine
+        first = None
+        for move in candidates:
+            ruling = eng.observe(move)
+            if ruling.verdict is not Verdict.ILLEGAL:
+                break
+            eng.undo()
+            first = first or ruling
+        else:
+            ruling = first
+            eng.observe(ruling.move)  # the table shows it; the engine keeps it refused
+        text = (f"{seat_name(seat)}: {ruling.reason}" if ruling.verdict is Verdict.ILLEGAL
+                else "; ".join(e.text for e in ruling.events) or str(ruling.move))
+        self.d.outputs.append(RefereeOutput("ruling", text, f.frame, f.timestamp, ruling))
+        self.last = {seat: (ruling.move, len(self.d.outputs) - 1)}

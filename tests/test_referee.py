@@ -1,0 +1,198 @@
+"""The table referee: simulated games shown to it as tracker events, as a camera would."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.cards import Card
+from companion.games.base import Move, Verdict
+from companion.layouts import load_layout
+from companion.record import simulate, table_view
+from companion.referee import Referee, RefereeError
+from companion.vision.track import MotionMap, TrackEvent
+
+KK = load_layout("kendra-kari")
+GJ = load_layout("ganjifa")
+
+
+def _ev(kind: str, card: Card | None, zone: str, frame: int, t: float,
+        layout=KK) -> TrackEvent:
+    return TrackEvent(kind, card.id if card else None, layout.zone(zone).center_mm, zone,
+                      0.99, frame - 5, frame, t)
+
+
+class TableShow:
+    """Plays a record's moves to a referee as sightings: cards land on zones, draws are
+    told (or seen as a hand at the stock), bridges are gathered off the ring."""
+
+    def __init__(self, referee: Referee, same_player_s: float = 1.0, next_player_s: float = 6.0):
+        self.ref = referee
+        self.t, self.frame = 0.0, 0
+        self.same, self.next = same_player_s, next_player_s
+        self.table: dict[str, list[Card]] = {}
+        self.outputs: list = []
+        self.last_player: int | None = None
+
+    def _tick(self, player: int) -> None:
+        self.t += self.same if player == self.last_player else self.next
+        self.frame = int(self.t * 10)
+        self.last_player = player
+
+    def lay(self, card: Card, zone: str) -> None:
+        self.frame += 1
+        self.t += 0.1
+        self.table.setdefault(zone, []).append(card)
+        self.outputs += self.ref.observe([_ev("appeared", card, zone, self.frame, self.t,
+                                              self.ref.layout)], self.frame, self.t)
+
+    def remove(self, card: Card, zone: str) -> None:
+        self.frame += 1
+        self.t += 0.1
+        self.table[zone].remove(card)
+        self.outputs += self.ref.observe([_ev("removed", card, zone, self.frame, self.t,
+                                              self.ref.layout)], self.frame, self.t)
+
+    def kendra_kari(self, move: Move, draw_by_motion: bool = False) -> None:
+        self._tick(move.player)
+        if move.action == "draw":
+            if draw_by_motion:
+                self.hand_at_stock()
+            else:
+                self.outputs += self.ref.tell_draw(None, self.frame, self.t)
+            return
+        for card, pos in zip(move.cards, move.target.split(",")):
+            self.lay(card, f"pos{pos}")
+        if move.action == "bridge":
+            self.t += 2.0
+            for zone in [f"pos{k}" for k in range(1, 8)]:
+                for card in list(self.table.get(zone, [])):
+                    self.remove(card, zone)
+
+    def hand_at_stock(self) -> None:
+        mask = np.zeros((252, 356), bool)
+        x, y = (np.array(KK.zone("stock").center_mm) * 0.6).astype(int)
+        mask[y - 12:y + 12, x - 12:x + 12] = True
+        for m in [MotionMap.of(mask, 0.6)] * 5 + [MotionMap.still(mask.shape, 0.6)]:
+            self.frame += 1
+            self.t += 0.1
+            self.outputs += self.ref.observe([], self.frame, self.t, m)
+
+    def rulings(self) -> list:
+        """The rulings as the story now stands (a two-card turn replaces its first card)."""
+        return [o for o in self.ref.outputs if o.kind == "ruling"]
+
+
+@pytest.mark.parametrize("seed", [1, 3, 8])
+def test_kendra_kari_game_seen_on_the_table_is_judged_move_for_move(seed):
+    rec = table_view(simulate("kendra-kari", 4, {}, seed))
+    show = TableShow(Referee("kendra-kari", 4))
+    for move in rec.moves:
+        show.kendra_kari(move)
+    judged = [o.move for o in show.rulings()]
+    assert judged == list(rec.moves)
+    assert all(o.ruling.verdict is not Verdict.ILLEGAL for o in show.rulings())
+    assert not [o for o in show.outputs if o.kind == "desync"]
+    # every draw followed by a card, and every bridge, left a question behind
+    assert [o for o in show.outputs if o.kind == "question"]
+    assert any(e.announce for o in show.rulings() for e in o.ruling.events)
+
+
+def test_a_hand_at_the_stock_is_a_draw():
+    rec = table_view(simulate("kendra-kari", 4, {}, 3))
+    show = TableShow(Referee("kendra-kari", 4))
+    for move in rec.moves[:12]:
+        show.kendra_kari(move, draw_by_motion=True)
+    assert [o.move for o in show.rulings()] == list(rec.moves[:12])
+    assert any(o.kind == "draw" for o in show.outputs)
+
+
+def test_the_answer_to_a_question_rejudges_what_followed():
+    rec = table_view(simulate("kendra-kari", 4, {}, 3))
+    ref = Referee("kendra-kari", 4)
+    show = TableShow(ref)
+    for move in rec.moves[:12]:
+        show.kendra_kari(move)
+    q = next(o for o in show.outputs if o.kind == "question")
+    before = [o.move for o in show.rulings()]
+    corrections = ref.answer(q.question_id, 1)
+    assert corrections and all(c.kind == "correction" for c in corrections)
+    assert [c.move.player for c in corrections] != [m.player for m in before[-len(corrections):]]
+    with pytest.raises(RefereeError, match="no open question"):
+        ref.answer(999, 0)
+
+
+def test_a_wrong_card_is_called_out_once_and_the_game_follows_the_table():
+    ref = Referee("kendra-kari", 4)
+    show = TableShow(ref)
+    rec = table_view(simulate("kendra-kari", 4, {}, 1))
+    show.kendra_kari(rec.moves[0])  # the deal on Position 7
+    seven = rec.moves[0].cards[0]
+    wrong = next(c for c in (Card.parse(i) for i in ("surya-2", "barat-5", "cheng-9", "phul-3"))
+                 if c.suit is not seven.suit and c.rank is not seven.rank)
+    show._tick(0)
+    show.lay(wrong, "pos1")
+    ruling = show.rulings()[-1].ruling
+    assert ruling.verdict is Verdict.ILLEGAL and "match" in ruling.reason.lower()
+    # the engine takes the table as it physically is (ruling illegal-followed-as-seen)
+    assert ref.expected_table()["pos1"] == wrong
+    assert not ref.desynced
+
+
+def test_a_card_removed_from_the_ring_is_a_desync():
+    ref = Referee("kendra-kari", 4)
+    show = TableShow(ref)
+    rec = table_view(simulate("kendra-kari", 4, {}, 1))
+    first_play = next(i for i, m in enumerate(rec.moves) if m.action == "play")
+    for move in rec.moves[:first_play + 1]:
+        show.kendra_kari(move)
+    zone = f"pos{rec.moves[first_play].target}"
+    card = rec.moves[first_play].cards[0]
+    show.remove(card, zone)
+    assert show.outputs[-1].kind == "desync"
+    show.lay(card, zone)
+    assert show.outputs[-1].kind == "resync"
+    assert len(show.rulings()) == first_play + 1  # putting it back is not a new move
+
+
+def test_unsure_readings_go_to_the_players_not_to_the_rules():
+    ref = Referee("kendra-kari", 4)
+    ev = TrackEvent("unsure", None, KK.zone("pos1").center_mm, "pos1", 0.5, 1, 6, 0.6,
+                    candidates=(("barat-3", 0.5), ("barat-8", 0.3)))
+    (out,) = ref.observe([ev], 6, 0.6)
+    assert out.kind == "unsure" and out.choices == ("barat-3", "barat-8")
+    assert "barat-3" in out.text and out.ruling is None
+    with pytest.raises(RefereeError, match="bad card id"):
+        ref.confirm("barat-13", "pos1")
+
+
+def test_ganjifa_seats_come_from_their_zones():
+    rec = table_view(simulate("ganjifa", 4, {}, 0))
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    moves = []
+    for move in rec.moves:
+        if move.action in ("double", "pass", "show"):
+            break
+        moves.append(move)
+        show._tick(move.player)
+        if move.action == "deni":
+            low, high = move.cards
+            show.lay(high, f"deni{move.player}")
+            show.lay(low, f"play{move.player}")
+        else:
+            show.lay(move.cards[0], f"play{move.player}")
+    assert len(moves) > 8
+    assert [o.move for o in show.rulings()] == moves
+    assert all(o.ruling.verdict is not Verdict.ILLEGAL for o in show.rulings())
+
+
+def test_bad_setup_is_a_clear_error():
+    with pytest.raises(RefereeError, match="unknown game"):
+        Referee("snap", 4)
+    with pytest.raises(RefereeError, match="3-6 players"):
+        Referee("kendra-kari", 9)
+    with pytest.raises(RefereeError, match="no table layout"):
+        Referee("kanji-guti", 2)
+    with pytest.raises(RefereeError, match="no Player 7"):
+        Referee("kendra-kari", 4).tell_draw(6)
