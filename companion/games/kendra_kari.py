@@ -111,12 +111,12 @@ from companion.games.kendra_kari_rules import (  # noqa: F401  (re-exported for 
 
 
 class Stage(enum.IntEnum):
-    DEAL = 5  # the dealer lays the face-up card on Position 7
-    NORMAL = 0  # the player to act plays, bridges, draws or passes
-    DRAWN = 1  # the drawn card is playable and must be played at once
-    START = 2  # the bridge builder begins the new phase
-    TURNUP = 3  # 2011 footnote: turning up cards from the stock
-    OVER = 4
+    DEAL = 0  # the dealer lays the face-up card on Position 7
+    NORMAL = 1  # the player to act plays, bridges, draws or passes
+    DRAWN = 2  # the drawn card is playable and must be played at once
+    START = 3  # the bridge builder begins the new phase
+    TURNUP = 4  # 2011 footnote: turning up cards from the stock
+    OVER = 5
 
 
 class State(NamedTuple):
@@ -196,6 +196,7 @@ def public_move(move: Move) -> Move:
     if move.action == "draw" and move.cards:
         return Move(move.player, "draw")
     return move
+
 
 # ---- moves --------------------------------------------------------------------------------
 
@@ -278,7 +279,7 @@ def apply(state: State, move: Move) -> tuple[State, list[Event]]:
     if state.stage is Stage.OVER:
         raise GameOverError("The game is over", move)
     if move.player != state.turn:
-        raise NotYourTurnError(f"It is {seat_name(state.turn)}'s turn, not "
+        raise NotYourTurnError(f"Not your turn: it is {seat_name(state.turn)}'s turn, not "
                                f"{seat_name(move.player)}'s", move)
     handler = _HANDLERS.get(move.action)
     if handler is None:
