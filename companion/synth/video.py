@@ -1,0 +1,384 @@
+"""Films a simulated game on the synthetic table: a video plus per-frame ground truth.
+
+The rules engine plays the game (``companion.record.simulate``); this module only turns
+its moves into what a camera would see. A hand brings every card from the player's seat
+edge to its zone, draws are fetched from the stock, a bridge or a finished trick is swept
+off to its pile, and idle hands sometimes rest over the table. The JSON beside the video
+holds the record, the frame at which each move and each event becomes true on the table
+(the card is down and the hand has gone), and every frame's cards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.cards import Card
+from companion.layouts import Layout, load_layout
+from companion.synth.camera import CameraPose
+from companion.synth.effects import Lighting, Sensor, random_lighting
+from companion.synth.faces import N_STYLES
+from companion.synth.scene import MAT_SIZE_MM, CardPlacement, SceneSpec, render_scene
+from companion.synth.table import SKINS, SLEEVES, Hand
+
+FPS = 30
+FORMAT = "ganjifa-companion/synth-game@1"
+GAMES = ("kendra-kari", "ganjifa")
+CARRY_MM = 100.0  # the card's centre lies this far beyond the palm, at the fingertips
+PILE_SHOWN = 4  # face-down piles show their top few cards
+
+
+class VideoError(ValueError):
+    pass
+
+
+@dataclass
+class Placed:
+    card: Card
+    face_up: bool
+    center_mm: tuple[float, float]
+    rotation: float
+
+
+def seat_angle(game: str, seat: int, players: int) -> float:
+    """Seat 0 sits at the bottom edge. Kendra Kari seats go clockwise (ruling
+    *seats-clockwise*); the trick game's layout puts them anticlockwise."""
+    step = 360.0 / players
+    sign = 1 if game == "kendra-kari" else -1
+    return math.radians(90.0 + sign * step * seat)
+
+
+class Director:
+    """Keeps the table (piles per zone) and renders frames as hands move cards about."""
+
+    def __init__(self, game: str, players: int, layout: Layout, camera: CameraPose,
+                 lighting: Lighting, source: str, deck_seed: int, rng: np.random.Generator,
+                 writer: Any, hard: bool):
+        self.game, self.players, self.layout = game, players, layout
+        self.camera, self.lighting, self.source, self.deck_seed = camera, lighting, source, \
+            deck_seed
+        self.rng, self.writer, self.hard = rng, writer, hard
+        self.piles: dict[str, list[Placed]] = {z.id: [] for z in layout.zones}
+        self.frames: list[list[list[Any]]] = []
+        self.idle: list[Hand] = []
+        cx, cy = MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2
+        self.seats = []
+        for s in range(players):
+            a = seat_angle(game, s, players)
+            shoulder = (cx + 560 * math.cos(a), cy + 470 * math.sin(a))
+            rest = (cx + 420 * math.cos(a), cy + 350 * math.sin(a))
+            hand = Hand(shoulder, rest, SKINS[s % len(SKINS)], SLEEVES[s % len(SLEEVES)],
+                        float(rng.uniform(0.95, 1.1)), float(rng.uniform(0.1, 0.5)))
+            self.seats.append(hand)
+
+    # -- the table ---------------------------------------------------------------------
+    def zone_xy(self, zone: str) -> tuple[float, float]:
+        return self.layout.zone(zone).center_mm
+
+    def put(self, zone: str, card: Card, face_up: bool, jitter: float = 4.0) -> None:
+        x, y = self.zone_xy(zone)
+        pile = self.piles[zone]
+        if not face_up:  # face-down piles are squared up, offset a little per card
+            k = len(pile)
+            xy = (x + 0.6 * (k % 5) - 1.2, y - 0.8 * (k % 5) + 1.6)
+        else:
+            d = self.rng.normal(0, jitter, 2)
+            xy = (x + float(d[0]), y + float(d[1]))
+        pile.append(Placed(card, face_up, xy, float(self.rng.uniform(0, 360))))
+
+    def take(self, zone: str, card: Card | None = None) -> Placed:
+        pile = self.piles[zone]
+        if not pile:
+            raise VideoError(f"nothing to take from {zone}")
+        if card is None:
+            return pile.pop()
+        for i in range(len(pile) - 1, -1, -1):
+            if pile[i].card == card:
+                return pile.pop(i)
+        raise VideoError(f"{card} is not on {zone}")
+
+    def find(self, card: Card) -> str | None:
+        for zone, pile in self.piles.items():
+            if any(p.card == card for p in pile):
+                return zone
+        return None
+
+    def placements(self) -> list[CardPlacement]:
+        out = []
+        for zone, pile in self.piles.items():
+            shown = pile
+            if pile and not any(p.face_up for p in pile):
+                shown = pile[-PILE_SHOWN:]
+            for p in shown:
+                out.append(self._placement(p, zone))
+        return out
+
+    def _placement(self, p: Placed, zone: str | None) -> CardPlacement:
+        return CardPlacement(p.card, p.face_up, p.center_mm, p.rotation, self.source,
+                             self.deck_seed, zone)
+
+    # -- frames ------------------------------------------------------------------------
+    def frame(self, moving: list[CardPlacement] = (), hands: list[Hand] = ()) -> None:
+        cards = tuple(self.placements()) + tuple(moving)
+        spec = SceneSpec(self.camera, "wood", 4, (-480, -420, 1560, 1260), self.game,
+                         cards, tuple(self.idle) + tuple(hands), self.lighting,
+                         Sensor(0.0, 0.0, 0.0, 2.5 if self.hard else 0.8, (1, 1, 1), 0),
+                         len(self.frames))
+        scene = render_scene(spec)
+        self.writer.write(scene.image)
+        self.frames.append([[t.card_id, t.zone, round(t.center_px[0], 1),
+                             round(t.center_px[1], 1), round(t.radius_px, 1),
+                             round(t.visible_fraction, 3), int(t.face_up)]
+                            for t in scene.truth if t.visible_fraction >= 0.02])
+
+    def pause(self, n: int) -> None:
+        for _ in range(n):
+            self.frame()
+
+    def _hand_at(self, seat: int, palm: tuple[float, float]) -> Hand:
+        return dataclasses.replace(self.seats[seat], palm_mm=palm)
+
+    def _palm_for(self, seat: int, card_xy: tuple[float, float]) -> tuple[float, float]:
+        sx, sy = self.seats[seat].shoulder_mm
+        dx, dy = card_xy[0] - sx, card_xy[1] - sy
+        n = math.hypot(dx, dy) or 1.0
+        return card_xy[0] - CARRY_MM * dx / n, card_xy[1] - CARRY_MM * dy / n
+
+    def _travel(self, seat: int, a: tuple[float, float], b: tuple[float, float], n: int,
+                carried: list[Placed] = ()) -> None:
+        """The hand's palm goes from a to b in n frames, carrying cards under its fingers."""
+        for i in range(1, n + 1):
+            t = 0.5 - 0.5 * math.cos(math.pi * i / n)  # ease in and out
+            palm = (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+            hand = self._hand_at(seat, palm)
+            moving = []
+            for p in carried:
+                u = np.subtract(palm, hand.shoulder_mm)
+                u = u / (np.linalg.norm(u) or 1.0)
+                xy = (palm[0] + CARRY_MM * u[0] + p.center_mm[0],
+                      palm[1] + CARRY_MM * u[1] + p.center_mm[1])
+                moving.append(self._placement(Placed(p.card, p.face_up, xy, p.rotation), None))
+            self.frame(moving, [hand])
+
+    def _speed(self, n: int) -> int:
+        return max(2, round(n * float(self.rng.uniform(0.85, 1.25))))
+
+    # -- actions -----------------------------------------------------------------------
+    def carry(self, seat: int, card: Card, zone: str, face_up: bool = True,
+              pick_from: str | None = None) -> None:
+        """A card from the seat (or from ``pick_from`` on the table) to ``zone``."""
+        rest = self.seats[seat].palm_mm
+        if pick_from is not None:
+            placed = self.take(pick_from, card)
+            grab = self._palm_for(seat, placed.center_mm)
+            self._travel(seat, rest, grab, self._speed(8))
+            start = grab
+        else:
+            start = rest
+        target = self.zone_xy(zone)
+        palm = self._palm_for(seat, target)
+        held = Placed(card, face_up, (0.0, 0.0), float(self.rng.uniform(0, 360)))
+        self._travel(seat, start, palm, self._speed(10), [held])
+        self.put(zone, card, face_up)
+        self.frame([], [self._hand_at(seat, palm)])
+        self._travel(seat, palm, rest, self._speed(8))
+
+    def fetch(self, seat: int, zone: str) -> None:
+        """Draw: the top card of ``zone`` goes face down into the seat's hand."""
+        rest = self.seats[seat].palm_mm
+        top = self.piles[zone][-1] if self.piles[zone] else None
+        if top is None:
+            raise VideoError(f"the {zone} is empty")
+        palm = self._palm_for(seat, top.center_mm)
+        self._travel(seat, rest, palm, self._speed(9))
+        placed = self.take(zone)
+        self._travel(seat, palm, rest, self._speed(9),
+                     [Placed(placed.card, False, (0.0, 0.0), placed.rotation)])
+
+    def sweep(self, seat: int, zones: list[str], to_zone: str) -> None:
+        """Gather every card on ``zones`` onto ``to_zone``, face down."""
+        cards = [p for z in zones for p in self.piles[z]]
+        if not cards:
+            return
+        rest = self.seats[seat].palm_mm
+        centre = tuple(np.mean([p.center_mm for p in cards], axis=0))
+        palm = self._palm_for(seat, centre)
+        self._travel(seat, rest, palm, self._speed(8))
+        for z in zones:
+            self.piles[z] = []
+        dest = self.zone_xy(to_zone)
+        n = self._speed(10)
+        for i in range(1, n + 1):
+            t = 0.5 - 0.5 * math.cos(math.pi * i / n)
+            moving = [self._placement(Placed(p.card, True, (
+                p.center_mm[0] + (dest[0] - p.center_mm[0]) * t,
+                p.center_mm[1] + (dest[1] - p.center_mm[1]) * t), p.rotation), None)
+                for p in cards]
+            hp = (palm[0] + (dest[0] - centre[0]) * t, palm[1] + (dest[1] - centre[1]) * t)
+            self.frame(moving, [self._hand_at(seat, hp)])
+        for p in cards:
+            self.put(to_zone, p.card, False)
+        self._travel(seat, self._palm_for(seat, dest), rest, self._speed(8))
+
+    def maybe_idle_hand(self, rate: float) -> None:
+        """Sometimes a player rests a hand on the table for a while (an occluder)."""
+        self.idle = []
+        if self.rng.random() < rate:
+            seat = int(self.rng.integers(self.players))
+            rest = self.seats[seat].palm_mm
+            cx, cy = MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2
+            t = float(self.rng.uniform(0.35, 0.75))
+            palm = (rest[0] + (cx - rest[0]) * t + self.rng.normal(0, 30),
+                    rest[1] + (cy - rest[1]) * t + self.rng.normal(0, 30))
+            self.idle = [dataclasses.replace(self.seats[seat], palm_mm=palm,
+                                             spread=float(self.rng.uniform(0, 1)))]
+
+
+def _kendra_kari(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]]:
+    """Yields (move index, frame the move is true, frame its gather is true)."""
+    for c in reversed(record.deal["stock"]):  # the top of the stock goes on last
+        d.put("stock", Card.parse(c), False)
+    for i, move in enumerate(record.moves[:n_moves]):
+        swept = -1
+        if move.action in ("deal", "play", "bridge", "start"):
+            targets = move.target.split(",")
+            for card, t in zip(move.cards, targets):
+                d.carry(move.player, card, "pos7" if t == "7" else f"pos{t}")
+            landed = len(d.frames)
+            if move.action == "bridge":
+                d.pause(int(d.rng.integers(4, 12)))
+                d.sweep(move.player, [f"pos{k}" for k in range(1, 8)], "gathered")
+                swept = len(d.frames)
+        elif move.action == "draw":
+            if move.cards:
+                d.fetch(move.player, "stock")
+            landed = len(d.frames)
+        elif move.action == "pass":
+            landed = len(d.frames)
+        else:
+            raise VideoError(f"cannot film the Kendra Kari move {move.action!r} (2011 "
+                             "turn-ups are not filmed)")
+        yield i, landed, swept
+
+
+def _ganjifa(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]]:
+    plays = [f"play{s}" for s in range(record.players)]
+    for i, move in enumerate(record.moves[:n_moves]):
+        play = f"play{move.player}"
+        swept = -1
+        if move.action in ("lead", "follow", "sacrifice", "double"):
+            for card in move.cards:
+                d.carry(move.player, card, play, pick_from=d.find(card) if d.find(card) else None)
+        elif move.action == "deni":
+            low, high = move.cards
+            d.carry(move.player, low, play)
+            d.carry(move.player, high, f"deni{move.player}")
+        elif move.action != "pass":
+            raise VideoError(f"cannot film the Ganjifa move {move.action!r}")
+        landed = len(d.frames)
+        trick = [e for e in record.events[i] if e.kind == "trick"] if record.events else []
+        if trick:
+            winner = trick[0].player if trick[0].player is not None else move.player
+            d.pause(int(d.rng.integers(6, 14)))
+            d.sweep(winner, plays, f"won{winner}")
+            swept = len(d.frames)
+        yield i, landed, swept
+
+
+def film_game(game: str, players: int, seed: int, out: Path, style: int | None = None,
+              size: tuple[int, int] = (960, 540), max_moves: int | None = None,
+              hard: bool = False, progress=None) -> dict[str, Any]:
+    """Simulates a game with the rules engine and films it; returns a summary."""
+    from companion.games.base import RuleError
+    from companion.record import simulate
+    if game not in GAMES:
+        raise VideoError(f"synth-game films {', '.join(GAMES)}; got {game!r}")
+    try:
+        record = simulate(game, players, seed=seed)
+    except (RuleError, ValueError) as e:
+        raise VideoError(str(e)) from None
+    rng = np.random.default_rng([seed, 7])
+    style = int(rng.integers(N_STYLES)) if style is None else style
+    if not 0 <= style < N_STYLES:
+        raise VideoError(f"style must be 0..{N_STYLES - 1}")
+    n_moves = len(record.moves) if max_moves is None else min(max_moves, len(record.moves))
+    camera = _video_camera(rng, size, hard)
+    lighting = random_lighting(rng, "dim" if hard else str(rng.choice(["neutral", "warm",
+                                                                         "daylight"])))
+    lighting = dataclasses.replace(lighting, glare=min(lighting.glare, 0.1))
+    fourcc = cv2.VideoWriter_fourcc(*("mp4v" if out.suffix.lower() == ".mp4" else "MJPG"))
+    writer = cv2.VideoWriter(str(out), fourcc, FPS, size)
+    if not writer.isOpened():
+        raise VideoError(f"cannot write video {out}")
+    director = Director(game, players, load_layout(game), camera, lighting, f"style-{style}",
+                        seed, rng, writer, hard)
+    script = _kendra_kari if game == "kendra-kari" else _ganjifa
+    moves_json = []
+    try:
+        director.pause(8)
+        for i, landed, swept in script(director, record, n_moves):
+            director.pause(int(rng.integers(2, 8)))
+            director.maybe_idle_hand(0.55 if hard else 0.15)
+            moves_json.append(_move_json(record, i, landed, swept))
+            if progress:
+                progress(i + 1, n_moves)
+        director.idle = []
+        director.pause(15)
+    finally:
+        writer.release()
+    info = _write_json(out, record, director, moves_json, n_moves, style, seed, hard, size)
+    return info
+
+
+def _video_camera(rng: np.random.Generator, size: tuple[int, int], hard: bool) -> CameraPose:
+    hfov = math.radians(rng.uniform(55, 70))
+    focal = size[0] / 2 / math.tan(hfov / 2)
+    tilt = float(rng.uniform(35, 42) if hard else rng.uniform(10, 30))
+    extent = MAT_SIZE_MM[0] * (1.45 if hard else 1.35)
+    distance = focal * extent / size[0] * (1 + 0.3 * math.sin(math.radians(tilt)))
+    return CameraPose(size[0], size[1], float(focal), tilt, float(rng.normal(0, 5)),
+                      float(rng.normal(0, 1.5)), float(distance),
+                      (MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2), float(rng.uniform(0, 0.1)))
+
+
+def _move_json(record, i: int, landed: int, swept: int) -> dict[str, Any]:
+    events = []
+    for e in (record.events[i] if record.events else ()):
+        late = swept >= 0 and e.kind in ("gather", "trick", "lead", "result") and \
+            not (e.kind == "lead" and e.cards)
+        events.append({**e.to_json(), "frame": swept if late else landed})
+    return {"index": i, "move": record.moves[i].to_json(), "frame": landed,
+            "events": events}
+
+
+def _write_json(out: Path, record, director: Director, moves, n_moves, style, seed, hard,
+                size) -> dict[str, Any]:
+    cam = director.camera
+    doc = {
+        "format": FORMAT, "video": out.name, "fps": FPS, "size": list(size),
+        "frames": len(director.frames), "game": record.game, "players": record.players,
+        "seed": seed, "style": style, "hard": hard,
+        "filmed_moves": n_moves, "complete": n_moves == len(record.moves),
+        "note": ("the whole game is filmed" if n_moves == len(record.moves) else
+                 f"only the first {n_moves} of {len(record.moves)} moves are filmed"),
+        "event_frame_rule": "a move or event is true from the first frame after its card "
+                            "is down and the hand has gone (for gathers: after the sweep)",
+        "camera": {"homography_mm_to_px": cam.homography().round(9).tolist(),
+                   "K": cam.K.round(4).tolist(), "k1": cam.k1, "tilt_deg": cam.tilt_deg},
+        "record": record.to_json(),
+        "moves": moves,
+        "frame_truth_columns": ["card_id", "zone", "x_px", "y_px", "radius_px", "visible",
+                                "face_up"],
+        "frame_truth": director.frames,
+    }
+    path = out.with_suffix(".json")
+    path.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+    return {"json": str(path), "frames": len(director.frames)}

@@ -1,0 +1,119 @@
+"""Filmed games: the video reads back, and its per-frame truth agrees with the rules engine."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from companion.cards import Card
+from companion.cli import main
+from companion.record import GameRecord, replay
+from companion.synth.video import film_game
+
+SIZE = (320, 180)
+
+
+@pytest.fixture(scope="module")
+def kendra_kari(tmp_path_factory):
+    # Seed 2: four players, the first bridge is move 13 (index 12).
+    out = tmp_path_factory.mktemp("kk") / "game.mp4"
+    film_game("kendra-kari", 4, 2, out, style=1, size=SIZE, max_moves=14)
+    return out, json.loads(out.with_suffix(".json").read_text())
+
+
+def _zone_cards(frame_truth, zone):
+    return [row for row in frame_truth if row[1] == zone]
+
+
+def test_video_reads_back_with_one_truth_per_frame(kendra_kari):
+    out, doc = kendra_kari
+    cap = cv2.VideoCapture(str(out))
+    n = 0
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        assert frame.shape[:2] == (SIZE[1], SIZE[0])
+        n += 1
+    assert n == doc["frames"] == len(doc["frame_truth"])
+    assert doc["fps"] == 30 and doc["filmed_moves"] == 14 and not doc["complete"]
+    frames = [m["frame"] for m in doc["moves"]]
+    assert frames == sorted(frames) and frames[-1] < doc["frames"]
+
+
+def test_each_card_is_in_its_zone_from_its_frame_on_and_tops_match_the_engine(kendra_kari):
+    _, doc = kendra_kari
+    record = GameRecord.from_json(doc["record"])
+    states = [state for state, _, _ in replay(record)]
+    from companion.games.kendra_kari import CARDS
+    for m, state in zip(doc["moves"], states):
+        # The engine's state after a move includes all its events (a bridge's gather too).
+        settled = max([m["frame"]] + [e["frame"] for e in m["events"]])
+        truth = doc["frame_truth"][settled]
+        for k in range(7):  # engine tops: index 0 is Position 7
+            zone = f"pos{7 if k == 0 else k}"
+            here = _zone_cards(truth, zone)
+            top = state.tops[k]
+            if top < 0:
+                assert not [r for r in here if r[5] > 0.3], (m["index"], zone, here)
+            else:
+                best = max(here, key=lambda r: r[5])
+                assert best[0] == CARDS[top].id and best[6] == 1, (m["index"], zone, here)
+
+
+def test_a_played_card_lands_only_when_its_frame_comes(kendra_kari):
+    _, doc = kendra_kari
+    plays = [m for m in doc["moves"] if m["move"]["action"] == "play"]
+    assert plays
+    for m in plays:
+        card = m["move"]["cards"][0]
+        zone = f"pos{m['move']['target']}"
+        start = doc["moves"][m["index"] - 1]["frame"]
+        assert any(r[0] == card and r[1] == zone for r in doc["frame_truth"][m["frame"]])
+        assert not any(r[0] == card and r[1] == zone for r in doc["frame_truth"][start])
+
+
+def test_the_ring_is_gathered_after_a_bridge(kendra_kari):
+    _, doc = kendra_kari
+    bridge = next(m for m in doc["moves"] if m["move"]["action"] == "bridge")
+    gather = next(e for e in bridge["events"] if e["kind"] == "gather")
+    assert gather["frame"] > bridge["frame"]
+    after = doc["frame_truth"][gather["frame"]]
+    assert not [r for r in after if r[1] and r[1].startswith("pos")]
+    pile = _zone_cards(after, "gathered")
+    assert pile and all(r[0] is None and r[6] == 0 for r in pile)
+    Card.parse(bridge["move"]["cards"][-1])  # the bridging card is a real card id
+
+
+def test_ganjifa_deni_card_is_exposed_on_the_deni_spot(tmp_path):
+    out = tmp_path / "g.mp4"
+    film_game("ganjifa", 4, 9, out, style=3, size=SIZE, max_moves=5)  # seed 9: a Deni, move 5
+    doc = json.loads(out.with_suffix(".json").read_text())
+    deni = next(m for m in doc["moves"] if m["move"]["action"] == "deni")
+    low, high = deni["move"]["cards"]
+    seat = deni["move"]["player"]
+    truth = doc["frame_truth"][deni["frame"]]
+    assert any(r[0] == high and r[1] == f"deni{seat}" and r[6] == 1 for r in truth)
+    assert any(r[0] == low and r[1] == f"play{seat}" for r in truth)
+    trick = next(e for m in doc["moves"] for e in m["events"] if e["kind"] == "trick")
+    assert any(r[1] and r[1].startswith("won") for r in doc["frame_truth"][trick["frame"]])
+
+
+def test_filming_is_deterministic(tmp_path):
+    a, b = tmp_path / "a.mp4", tmp_path / "b.mp4"
+    for out in (a, b):
+        film_game("kendra-kari", 3, 5, out, size=SIZE, max_moves=3)
+    assert a.read_bytes() == b.read_bytes()
+    doc_a = json.loads(a.with_suffix(".json").read_text())
+    doc_b = json.loads(b.with_suffix(".json").read_text())
+    doc_a.pop("video"), doc_b.pop("video")
+    assert doc_a == doc_b
+
+
+def test_bad_synth_game_arguments_are_refused(tmp_path, capsys):
+    assert main(["synth-game", "--game", "chess", "--out", str(tmp_path / "x.mp4")]) == 2
+    assert "films kendra-kari, ganjifa" in capsys.readouterr().err
+    assert main(["synth-game", "--game", "ganjifa", "--out", str(tmp_path / "x.gif")]) == 2
+    assert "must end in" in capsys.readouterr().err
