@@ -235,6 +235,14 @@ def correct(event_id: int):
     return jsonify(out)
 
 
+@bp.post("/draw")
+def draw():
+    """The one-tap "who drew?" answer the ring referee needs when it could not see it."""
+    seat = want(json_body("seat"), "seat", int)
+    table_call(runtime().table.tell_draw, seat)
+    return jsonify(ok=True)
+
+
 @bp.post("/pending/<int:pending_id>")
 def answer(pending_id: int):
     data = json_body("choice")

@@ -149,6 +149,7 @@ class CaptureThread(threading.Thread):
                 self._halt.wait(self.retry_s)
                 continue
             self.table.set_camera(ok=True, text="live", demo_label=feed.label)
+            self._attach(feed)
             finished = False
             try:
                 self._consume(feed)
@@ -191,13 +192,32 @@ class CaptureThread(threading.Thread):
                 if not self.table.camera.ok:
                     self.table.set_camera(ok=True, text="live")
 
+    def _attach(self, feed: Feed) -> None:
+        """Let the dashboard's answers reach the feed's referee, and a camera feed follow the
+        game chosen on the Setup page."""
+        if hasattr(feed, "answer"):
+            def answer(kind: str, context: dict, choice) -> None:
+                for obs in feed.answer(kind, context, choice):
+                    self._handle(obs, time.monotonic())
+            self.table.answer_hook = answer
+        if hasattr(feed, "game_provider"):
+            def current():
+                live = self.table.live
+                if live is None or live.manual_state is not None:
+                    return None
+                row = self.table.store.game(live.game_id)
+                return (row.id, row.game, row.players,
+                        {k: v for k, v in row.options.items() if k != "__table__"})
+            feed.game_provider = current
+
     def _handle(self, obs: Observation, arrived: float) -> None:
         live = self.table.live
         if live is not None and live.manual_state is not None:
             return  # the manual board is in use: the camera's table waits
         try:
             if obs.kind == "move" and obs.move is not None:
-                event, _ = self.table.observe(obs.move, source="camera")
+                extra = {"frame": obs.context["frame"]} if "frame" in obs.context else None
+                event, _ = self.table.observe(obs.move, source="camera", extra=extra)
                 self.latencies.append((event.id, time.monotonic() - arrived))
             elif obs.kind in ("unsure", "question"):
                 self.table.ask(obs.kind, obs.text, list(obs.choices), obs.context)
@@ -207,5 +227,9 @@ class CaptureThread(threading.Thread):
             elif obs.kind == "end" and self.table.live is not None:
                 c = obs.context
                 self.table.end_game(c.get("winners"), c.get("text", ""))
+            elif obs.kind == "correct" and obs.move is not None:
+                self.table.correct_seen_at(obs.context.get("frame"), obs.move)
+            elif obs.kind == "note" and self.table.live is not None:
+                self.table.note(obs.text, bool(obs.context.get("prominent")))
         except TableError as e:  # e.g. no game started yet: the move is not lost, just unused
             log.info("capture: %s", e)

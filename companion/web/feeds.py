@@ -52,19 +52,25 @@ class DemoGame:
 
 
 def demo_playlist(seed: int = 7) -> list[DemoGame]:
-    """Kendra Kari then Ganjifa: from fixture records when present, else simulated."""
+    """Kendra Kari then Ganjifa: the games filmed in fixtures/ when present, else simulated."""
+    from companion.web.vision_feed import VIDEO_FORMAT
     out = []
-    for path in sorted(FIXTURES.glob("*/game.json")):
+    for path in sorted(FIXTURES.rglob("*.json")):
         try:
+            if VIDEO_FORMAT not in path.open().read(200):
+                continue
             d = json.loads(path.read_text())
-            rec = d.get("record", d)
-            moves = tuple(Move.from_json(m) for m in rec["moves"])
-            frames = tuple(int(f) for f in d.get("move_frames", ()))
+            rec = d["record"]
+            n = int(d.get("filmed_moves", len(rec["moves"])))
+            moves = tuple(Move.from_json(m) for m in rec["moves"][:n])
+            frames = tuple(int(m["frame"]) for m in d.get("moves", ()))
             out.append(DemoGame(rec["game"], int(rec["players"]),
                                 tuple(rec.get("seats") or ()), dict(rec.get("options") or {}),
-                                moves, frames, rec.get("result")))
+                                moves, frames, rec.get("result") if d.get("complete") else None))
         except (OSError, ValueError, KeyError, TypeError):
             continue
+    order = {"kendra-kari": 0, "ganjifa": 1}
+    out.sort(key=lambda g: order.get(g.game, 9))
     if out:
         return out
     from companion.games import game_names
@@ -210,7 +216,32 @@ class FramesOnlyFeed:
 
 
 def open_feed(spec: str, demo_seed: int = 7, demo_speed: float = 1.0):
-    """The feed for ``--source``: ``demo``, a webcam index, or a video file."""
+    """The feed for ``--source``: ``demo``, a webcam index, or a video file. The vision
+    pipeline runs when it can (a model is shipped); otherwise the demo replays recorded
+    games and a camera or video is only shown, each labelled with the reason."""
+    from companion.web.vision_feed import VisionFeed, fixture_videos
+    reason = vision_reason()
     if spec == "demo":
-        return RecordFeed(demo_playlist(demo_seed), speed=demo_speed)
-    return FramesOnlyFeed(spec)
+        videos = fixture_videos()
+        if reason is None and videos:
+            return VisionFeed("demo", videos)
+        feed = RecordFeed(demo_playlist(demo_seed), speed=demo_speed)
+        feed.label = f"{DEMO_LABEL} (the vision pipeline is off: " \
+                     f"{reason or 'no filmed games in fixtures/'})"
+        return feed
+    if reason is None:
+        return VisionFeed(spec)
+    feed = FramesOnlyFeed(spec)
+    feed.label = f"{feed.label + ': ' if feed.label else ''}nothing is judged ({reason})"
+    return feed
+
+
+_vision_reason: list[str | None] = []
+
+
+def vision_reason() -> str | None:
+    """Why the vision pipeline cannot run (None: it can); asked once per process."""
+    if not _vision_reason:
+        from companion.web.vision_feed import vision_available
+        _vision_reason.append(vision_available())
+    return _vision_reason[0]

@@ -26,6 +26,7 @@ from companion.games.base import (
     Verdict,
     options_from_json,
     options_to_json,
+    seat_name,
 )
 from companion.store import Store, StoreError
 
@@ -88,6 +89,9 @@ class TableSession:
             session_id = store.new_session(title, source)
         self.session_id = session_id
         self.live: _Live | None = None
+        # set by the capture thread: (kind, context, choice) -> None, for answers that its
+        # feed's referee must hear (a vision question, an unsure card, a draw)
+        self.answer_hook = None
         games = store.games(session_id)
         if games and games[-1].ended is None:
             self._rebuild(games[-1].id)
@@ -299,6 +303,24 @@ class TableSession:
             self._rebuild(live.game_id)
         self.bump()
 
+    def correct_seen_at(self, frame: Any, move: Move) -> None:
+        """The feed's referee re-judged the move it saw at ``frame``: replace that stored
+        move (or add it, when no stored move came from that frame)."""
+        with self.lock:
+            live = self._require_live()
+            match = [e for e in live.move_events if e.payload.get("frame") == frame]
+            if match:
+                self.correct(match[-1].id, move.to_json())
+            else:
+                self.observe(move, source="camera", extra={"frame": frame})
+
+    def note(self, text: str, prominent: bool = False) -> None:
+        """Something the table should know that is not a move (a draw seen, a desync)."""
+        with self.lock:
+            live = self._require_live()
+            self.store.announce(live.game_id, "note", text[:300], prominent=prominent)
+        self.bump()
+
     # ---- questions ----------------------------------------------------------------------
 
     def ask(self, kind: str, text: str, choices: list[dict[str, Any]],
@@ -312,6 +334,8 @@ class TableSession:
         return row
 
     def answer(self, pending_id: int, choice: Any) -> dict[str, Any]:
+        """A tap on one of a question's choices. Questions from the vision referee go back to
+        it (through ``answer_hook``); it re-judges, and its corrections come back as moves."""
         with self.lock:
             live = self._require_live()
             rows = {p.id: p for p in self.store.pending(live.game_id)}
@@ -324,22 +348,35 @@ class TableSession:
             self.store.resolve_pending(pending_id, choice)
             context = p.payload.get("context", {})
             out: dict[str, Any] = {"answered": pending_id}
+            if p.kind == "unsure":
+                # what the model read and what the players said: the deck profile learns
+                self.store.record_correction(live.game_id, None,
+                                             {"reading": context.get("reading"),
+                                              "zone": context.get("zone")},
+                                             {"card": choice},
+                                             str(self.settings.get("deck_profile", "")))
             if p.kind == "unsure" and context.get("move") and choice != "none":
                 move = Move.from_json({**context["move"], "cards": [choice]})
                 event, _ = self.observe(move, source="confirmed",
-                                             extra={"confirmed_from": pending_id})
+                                        extra={"confirmed_from": pending_id})
                 out["event"] = event.id
-                # what the model read and what the players said: the deck profile learns
-                self.store.record_correction(live.game_id, event.id,
-                                             {"reading": context.get("reading")},
-                                             {"card": choice},
-                                             str(self.settings.get("deck_profile", "")))
-            elif p.kind == "question" and context.get("ask") == "who-drew":
-                tell = getattr(live.referee, "tell_draw", None)
-                if callable(tell):
-                    tell(int(choice))
         self.bump()
+        hook = self.answer_hook
+        if context.get("via") == "vision" and hook is not None:
+            hook(p.kind, context, choice)  # outside the lock: the feed takes its own
         return out
+
+    def tell_draw(self, seat: int) -> None:
+        """The one-tap "Player N drew" button, for the referee that follows the ring."""
+        with self.lock:
+            live = self._require_live()
+            players = self.store.game(live.game_id).players
+            if not 0 <= seat < players:
+                raise TableError(f"there is no seat {seat + 1} at this table")
+            self.store.announce(live.game_id, "draw", f"Told: {seat_name(seat)} drew a card")
+        self.bump()
+        if self.answer_hook is not None:
+            self.answer_hook("draw", {"via": "vision"}, seat)
 
     # ---- views --------------------------------------------------------------------------
 

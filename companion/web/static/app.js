@@ -52,7 +52,7 @@ function connect() {
     const a = JSON.parse(ev.data); if (a.id <= lastAnn) return; lastAnn = a.id;
     const live = primed && (Date.now() / 1000 - a.ts) < 30;
     App.annListeners.forEach((f) => f(a, live));
-    if (live && a.prominent) { flash(a.text); speak(a.text); }
+    if (live && a.prominent) { const t = withNames(a.text, a.game_id); flash(t); speak(t); }
   });
   es.addEventListener("state", () => { primed = true; refreshState(); });
   es.onerror = () => { $("#camera-status").textContent = "reconnecting…"; };
@@ -89,16 +89,21 @@ async function drawTable(st) {
     hands.append(el("span", { class: i === g.turn ? "to-play" : "" }, name + n));
   });
 }
+function withNames(text, gameId) {
+  const g = App.state && App.state.game;
+  if (!g || g.id !== gameId) return text;
+  return text.replace(/Player (\d+)/g, (m, n) => g.seats[n - 1] || m);
+}
 function feedItem(a) {
   const t = new Date(a.ts * 1000).toLocaleTimeString();
-  return el("li", { class: `${a.prominent ? "prominent" : ""} kind-${a.kind}`, "data-id": a.id }, el("span", { class: "t" }, t), a.text);
+  return el("li", { class: `${a.prominent ? "prominent" : ""} kind-${a.kind}`, "data-id": a.id }, el("span", { class: "t" }, t), withNames(a.text, a.game_id));
 }
 function initTable() {
   App.listeners.push(drawTable);
   App.annListeners.push((a, live) => {
     const feed = $("#feed"); feed.prepend(feedItem(a));
     while (feed.children.length > 200) feed.lastChild.remove();
-    if (a.prominent) $("#big").textContent = a.text;
+    if (a.prominent) $("#big").textContent = withNames(a.text, a.game_id);
   });
   const img = $("#live");
   img.onerror = () => setTimeout(() => { img.src = "/video.mjpg?" + Date.now(); }, 1000);

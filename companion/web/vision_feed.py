@@ -1,0 +1,244 @@
+"""The real seeing feed: frames -> :class:`~companion.vision.pipeline.Pipeline` ->
+:class:`~companion.referee.Referee` -> observations for the table session.
+
+The vision referee turns tracker events into the game's moves (who played, two-card turns,
+draws seen at the stock) and asks when unsure; the table session then stores and judges
+each move with the same rules engine. Answers typed on the dashboard come back through
+:meth:`VisionFeed.answer`, and the referee's re-judgements arrive as ``correct``
+observations, matched to the stored move by the frame it was seen in.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.cards import DeckKind
+from companion.layouts import load_layout
+from companion.web.capture import CardOverlay, FeedItem, Observation
+
+REPO = Path(__file__).resolve().parent.parent.parent
+VIDEO_FORMAT = "ganjifa-companion/synth-game@1"
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov")
+
+
+class VisionUnavailable(RuntimeError):
+    """No model, or no vision modules: the caller falls back and says why."""
+
+
+@dataclass(frozen=True)
+class GameVideo:
+    video: Path
+    game: str
+    players: int
+    options: dict[str, Any]
+    event_frames: tuple[tuple[str, int], ...]  # (event kind, frame) from the ground truth
+
+
+def fixture_videos(root: Path = REPO / "fixtures") -> list[GameVideo]:
+    """Filmed games with ground truth (``companion synth-game``), Kendra Kari first."""
+    out = []
+    for meta in sorted(root.rglob("*.json")):
+        if meta.stat().st_size > 50_000_000:
+            continue
+        try:
+            with meta.open() as f:
+                head = f.read(200)
+            if VIDEO_FORMAT not in head:
+                continue
+            d = json.loads(meta.read_text())
+        except (OSError, ValueError):
+            continue
+        video = meta.parent / d.get("video", "")
+        if not video.is_file() or video.suffix.lower() not in VIDEO_SUFFIXES:
+            continue
+        rec = d.get("record", {})
+        frames = tuple((e["kind"], int(e["frame"])) for m in d.get("moves", [])
+                       for e in m.get("events", []) if "frame" in e)
+        out.append(GameVideo(video, d["game"], int(d["players"]),
+                             dict(rec.get("options") or {}), frames))
+    order = {"kendra-kari": 0, "ganjifa": 1}
+    return sorted(out, key=lambda v: (order.get(v.game, 9), str(v.video)))
+
+
+def _classifier(deck: DeckKind | None):
+    try:
+        from companion.vision.classify import CardClassifier, ModelError
+    except ImportError as e:
+        raise VisionUnavailable(f"the vision modules are incomplete: {e}") from None
+    try:
+        return CardClassifier(deck=deck, threads=1)
+    except ModelError as e:
+        raise VisionUnavailable(str(e)) from None
+
+
+def vision_available() -> str | None:
+    """None when the pipeline can run, else the reason it cannot."""
+    try:
+        _classifier(None)
+        import companion.referee
+        import companion.vision.pipeline  # noqa: F401
+    except (VisionUnavailable, ImportError) as e:
+        return str(e)
+    return None
+
+
+class VisionFeed:
+    """One camera or one or more game videos through the pipeline and the vision referee."""
+
+    def __init__(self, source: str, videos: list[GameVideo] | None = None,
+                 game: str | None = None, players: int = 4, options: dict | None = None):
+        self.source, self.videos = source, videos or []
+        self.realtime = source.isdigit()
+        self.label = "" if self.realtime else (
+            "demo: the vision pipeline watching a filmed game" if self.videos
+            else f"video: {Path(source).name}")
+        self.game, self.players, self.options = game, players, options or {}
+        self._lock = threading.Lock()
+        self.referee = None
+        # () -> (game id, game, players, options) of the table's game, or None
+        self.game_provider = None
+        self._last = (0, 0.0)
+        _classifier(None)  # fail now, in open_feed, when there is no model
+
+    # ---- frames -------------------------------------------------------------------------
+
+    def items(self) -> Iterator[FeedItem]:
+        from companion.vision.source import open_source
+        if self.videos:
+            offset, media_t = 0, 0.0
+            for v in self.videos:
+                for item in self._run(open_source(str(v.video)), v.game, v.players, v.options,
+                                      offset, media_t):
+                    yield item
+                    offset, media_t = item.index + 1, item.timestamp
+                yield FeedItem(None, offset, media_t, observations=(Observation("end"),))
+            return
+        source = open_source(int(self.source) if self.source.isdigit() else self.source)
+        yield from self._run(source, self.game, self.players, self.options, 0, 0.0)
+
+    def _run(self, source, game: str | None, players: int, options: dict,
+             offset: int, media_t: float) -> Iterator[FeedItem]:
+        start: tuple[Observation, ...] = ()
+        if game:  # a filmed game: the feed says which game it is
+            start = (Observation("start", context={"game": game, "players": players,
+                                                   "options": options}),)
+        pipeline, zones_mm = self._setup(game, players, options)
+        followed = None
+        try:
+            for frame in source.frames():
+                if not self.videos and self.game_provider is not None:
+                    wanted = self.game_provider()  # a camera follows the game set up
+                    if wanted != followed:
+                        followed = wanted
+                        pipeline, zones_mm = self._setup(*(wanted[1:] if wanted
+                                                           else (None, 0, {})))
+                with self._lock:
+                    fr = pipeline.process(frame)
+                    self._last = (fr.frame_index, fr.timestamp)
+                    outs = self.referee.observe(list(fr.events), fr.frame_index, fr.timestamp,
+                                                fr.motion_map) if self.referee else []
+                obs = start + tuple(_unsure(ev) for ev in fr.events if ev.kind == "unsure") \
+                    + tuple(o for out in outs for o in _convert(out))
+                start = ()
+                yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,
+                               _zone_polygons(pipeline, zones_mm), _card_overlays(fr), obs,
+                               fr.calibrated)
+        finally:
+            source.close()
+
+    def _setup(self, game: str | None, players: int, options: dict):
+        """A fresh pipeline and vision referee for ``game`` (None: see, judge nothing)."""
+        from companion.games import get_game
+        from companion.referee import Referee
+        from companion.vision.pipeline import Pipeline
+        from companion.vision.track import TableTracker
+        layout = load_layout(game) if game else None
+        deck = getattr(get_game(game), "DECK", None) if game else None
+        pipeline = Pipeline(_classifier(deck), TableTracker(layout))
+        with self._lock:
+            self.referee = Referee(game, players, options, layout) if game else None
+        zones_mm = [(z.label, z.center_mm) for z in layout.zones] if layout else []
+        return pipeline, zones_mm
+
+    def close(self) -> None:
+        pass
+
+    # ---- answers from the dashboard -----------------------------------------------------
+
+    def answer(self, kind: str, context: dict[str, Any], choice: Any) -> list[Observation]:
+        from companion.referee import RefereeError
+        with self._lock:
+            if self.referee is None:
+                return []
+            frame, ts = self._last
+            try:
+                if kind == "question" and "question_id" in context:
+                    outs = self.referee.answer(int(context["question_id"]), int(choice))
+                elif kind == "unsure" and choice != "none" and context.get("zone"):
+                    outs = self.referee.confirm(str(choice), context["zone"], frame, ts)
+                elif kind == "draw":
+                    outs = self.referee.tell_draw(choice, frame, ts)
+                else:
+                    return []
+            except (RefereeError, ValueError) as e:
+                return [Observation("note", text=f"Could not use that answer: {e}")]
+        return [o for out in outs for o in _convert(out)]
+
+
+def _unsure(ev) -> Observation:
+    choices = tuple({"value": c, "label": f"{c} ({p:.0%})"} for c, p in ev.candidates)
+    return Observation("unsure", text=f"Which card was laid on {ev.zone or 'the table'}?",
+                       choices=choices + ({"value": "none", "label": "none of these"},),
+                       context={"zone": ev.zone, "via": "vision",
+                                "reading": [[c, p] for c, p in ev.candidates]})
+
+
+def _convert(out) -> list[Observation]:
+    if out.kind == "ruling" and out.ruling is not None:
+        return [Observation("move", out.ruling.move,
+                            context={"frame": out.frame, "assumed": out.assumed})]
+    if out.kind == "correction" and out.ruling is not None:
+        return [Observation("correct", out.ruling.move, context={"frame": out.frame})]
+    if out.kind == "question":
+        return [Observation("question", text=out.text,
+                            choices=tuple({"value": i, "label": c}
+                                          for i, c in enumerate(out.choices)),
+                            context={"question_id": out.question_id, "via": "vision"})]
+    if out.kind in ("draw", "desync", "resync"):
+        return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
+    return []  # "unsure": made from the tracker's event, which names the zone
+
+
+def _zone_polygons(pipeline, zones_mm) -> tuple[tuple[str, np.ndarray], ...]:
+    cal = pipeline.calibration
+    if cal is None or not zones_mm:
+        return ()
+    r = pipeline.detector.card_radius_mm * 1.15
+    out = []
+    for label, (x, y) in zones_mm:
+        square = np.array([[x - r, y - r], [x + r, y - r], [x + r, y + r], [x - r, y + r]])
+        out.append((label, cal.to_px(square).astype(np.float32)))
+    return tuple(out)
+
+
+def _card_overlays(fr) -> tuple[CardOverlay, ...]:
+    cls, det = fr.classifications, fr.detections
+    if cls is None or len(det) == 0:
+        return ()
+    out = []
+    for i in range(len(det)):
+        cid = cls.card_ids[i] if i < len(cls.card_ids) else None
+        label = cid or ("face down" if cls.face_down[i] > 0.5 else "?")
+        if cid:
+            from companion.cards import Card
+            label = Card.parse(cid).name
+        out.append(CardOverlay(tuple(det.centers_px[i]), float(det.radii_px[i]), label,
+                               float(cls.confidence[i])))
+    return tuple(out)
