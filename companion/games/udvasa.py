@@ -64,6 +64,7 @@ SUITS = suits_of(DeckKind.MUGHAL)
 STACKS = 8
 TO_DEAL = 96 - STACKS  # the opening deal of 8 and the stock of 80
 _SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
+_SUIT_BY_ID = {s.value: i for i, s in enumerate(SUITS)}
 
 
 class DealWhen(enum.Enum):
@@ -159,7 +160,7 @@ def adjacent(a: Rank | int, b: Rank | int, wrap: bool = False) -> bool:
 
 def builds_on(state: State, card: Card) -> bool:
     """"the next card in sequence" for the card's own build stack."""
-    i = _SUIT_INDEX.get(card.suit)
+    i = _SUIT_BY_ID.get(card.suit._value_)  # a str key: hashing the enum is slower
     if i is None:
         return False
     top = state.builds[i]
@@ -197,7 +198,23 @@ def _moves_but_deal(state: State) -> list[Move]:
     return out + ([] if opts.fill_first else fills)
 
 
-def _deal_allowed(state: State, others: list[Move]) -> str:
+def _any_build(state: State) -> bool:
+    return any(w and builds_on(state, w[-1]) for w in state.work)
+
+
+def _any_move(state: State) -> bool:
+    """Whether ``_moves_but_deal`` would list anything (cheaply: no Move objects)."""
+    if _fill_pending(state) or _any_build(state):
+        return True
+    work = state.work
+    ranks = {int(w[-1].rank) for w in work if w}
+    if any(r + 1 in ranks for r in ranks) or (state.options.wrap and {1, 12} <= ranks):
+        return True
+    return not state.options.fill_first and any(not w for w in work) and any(
+        len(w) >= 2 for w in work)
+
+
+def _deal_allowed(state: State) -> str:
     """Empty if a deal may be made now, else the reason it may not."""
     if stock_left(state) <= 0:
         return "the stock is used up"
@@ -206,9 +223,9 @@ def _deal_allowed(state: State, others: list[Move]) -> str:
     if _fill_pending(state):
         return "an empty working stack must be filled first"
     when = state.options.deal_when
-    if when is DealWhen.NO_BUILD_MOVE and any(m.action == "build" for m in others):
+    if when is DealWhen.NO_BUILD_MOVE and _any_build(state):
         return "a card can still go to a build stack; deal only when you have no more moves"
-    if when is DealWhen.NO_MOVE and others:
+    if when is DealWhen.NO_MOVE and _any_move(state):
         return "there are still moves to make; deal only when you have no more moves"
     return ""
 
@@ -237,7 +254,7 @@ def legal_moves(state: State) -> list[Move]:
     if state.dealt == 0:
         return [Move(0, "deal", state.order[:STACKS])]
     others = _moves_but_deal(state)
-    if not _deal_allowed(state, others):
+    if not _deal_allowed(state):
         others.append(Move(0, "deal", state.order[state.dealt:state.dealt + STACKS]))
     return others
 
@@ -255,8 +272,7 @@ def _check(state: State, move: Move) -> None:
     if move.player != 0:
         raise NotYourTurnError("Udvasa has one player, Player 1", move)
     if move.action == "deal":
-        others = [] if state.dealt == 0 else _moves_but_deal(state)
-        why = _deal_allowed(state, others)
+        why = _deal_allowed(state)
         if why:
             raise IllegalMoveError(f"no deal now: {why}", move)
         expected = state.order[state.dealt:state.dealt + STACKS]
@@ -270,28 +286,38 @@ def _check(state: State, move: Move) -> None:
         raise IllegalMoveError("deal the eight working cards first", move)
     if len(move.cards) != 1:
         raise IllegalMoveError("only one card at a time can be moved", move)
-    if move not in _moves_but_deal(state):
-        raise IllegalMoveError(_why_not(state, move), move)
+    why = _why_not(state, move)
+    if why:
+        raise IllegalMoveError(why, move)
 
 
 def _why_not(state: State, move: Move) -> str:
+    """Why a ``move``/``build`` is refused, or '' if it is legal (as ``_moves_but_deal``)."""
     card = move.cards[0]
-    _source(state, card)  # raises if it is not a working top
+    src = _source(state, card)  # raises if it is not a working top
     if move.action == "build":
+        if _fill_pending(state):
+            return "an empty working stack must be filled first"
         if move.target != build_target(card.suit):
             return f"the {card.name} builds only on the {card.suit.title} build stack"
-        return f"the {card.name} is not the next card of the {card.suit.title} build"
+        if not builds_on(state, card):
+            return f"the {card.name} is not the next card of the {card.suit.title} build"
+        return ""
     j = _work_index(move.target)
     if j is None:
         return f"no working stack {move.target!r}; they are work1..work8"
-    if _fill_pending(state) and state.work[j]:
+    dst = state.work[j]
+    if not dst:
+        if len(state.work[src]) < 2:
+            return "a gap is filled only from a stack of two or more cards"
+        return ""
+    if _fill_pending(state):
         return "an empty working stack must be filled first"
-    top = _top_of(state, move.target)
-    if top is None:
-        return "a gap is filled only from a stack of two or more cards"
-    if top == card:
+    if j == src:
         return "the card is already there"
-    return f"the {card.name} is not 1 more or less than the {top.name}"
+    if not adjacent(card.rank, dst[-1].rank, state.options.wrap):
+        return f"the {card.name} is not 1 more or less than the {dst[-1].name}"
+    return ""
 
 
 def _step(state: State, move: Move) -> State:
@@ -319,8 +345,7 @@ def _ending(state: State) -> str:
         return "won"
     if state.idle >= state.options.idle_limit:
         return "idle"
-    others = _moves_but_deal(state)
-    if others or not _deal_allowed(state, others):
+    if _any_move(state) or not _deal_allowed(state):
         return ""
     return "stuck"
 

@@ -109,9 +109,9 @@ def test_deal_only_when_no_card_can_be_built():
                 (C("cheng-9"), C("phul-9")))
     assert ref.observe(deal).verdict is Verdict.ILLEGAL
     built, _ = u.apply(s, Move(0, "build", (C("surya-2"),), "build-surya"))
-    assert not u._deal_allowed(built, u._moves_but_deal(built))  # only working moves left
+    assert not u._deal_allowed(built)  # only working moves left
     strict = replace(built, options=u.Options(deal_when=u.DealWhen.NO_MOVE))
-    assert u._deal_allowed(strict, u._moves_but_deal(strict))
+    assert u._deal_allowed(strict)
 
 
 # odd ranks only: no two tops are 1 apart, and none of them builds
@@ -215,3 +215,30 @@ def test_cards_are_conserved_builds_stay_in_sequence_and_games_end(
     assert 8 <= u.result(s).scores[0] <= 96
     assert (u.result(s).winners == (0,)) == (u.cards_built(s) == 96)
     assert s.ended in ("won", "stuck", "idle")
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), wrap=st.booleans(), fill_first=st.booleans(),
+       when=st.sampled_from(list(u.DealWhen)))
+def test_apply_accepts_exactly_the_listed_moves(seed, wrap, fill_first, when):
+    """Every card on top of a stack, to every stack and its build: ``apply`` agrees with
+    ``legal_moves``, and a game with moves left is not declared over."""
+    opts = u.Options(wrap=wrap, fill_first=fill_first, deal_when=when, idle_limit=30)
+    rng = random.Random(seed)
+    s = u.new_game(1, opts, seed)
+    for _ in range(60):
+        if u.is_over(s):
+            break
+        legal = u.legal_moves(s)
+        assert legal
+        tops = [w[-1] for w in s.work if w]
+        tries = [Move(0, "move", (c,), f"work{j}") for c in tops for j in range(1, 9)]
+        tries += [Move(0, "build", (c,), u.build_target(c.suit)) for c in tops]
+        for m in tries:
+            try:
+                u.apply(s, m)
+                ok = True
+            except IllegalMoveError:
+                ok = False
+            assert ok == (m in legal), m
+        s, _ = u.apply(s, rng.choice(legal))
