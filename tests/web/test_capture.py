@@ -3,6 +3,7 @@ status line and the picture comes back within 2 s of the camera's return."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -105,3 +106,48 @@ def test_unplugged_camera_shows_and_resumes_within_two_seconds():
         cap.join(2)
     assert back < 2.0
     assert table.camera.ok
+
+
+class AskingFeed(ListFeed):
+    """A feed whose referee asks a question and, once answered, re-judges a move."""
+
+    def __init__(self, items, corrected_move):
+        super().__init__(items)
+        self.corrected_move = corrected_move
+        self.answers = []
+
+    def answer(self, kind, context, choice):
+        self.answers.append((kind, context.get("question_id"), choice))
+        return [Observation("correct", self.corrected_move, context={"frame": 3})]
+
+
+def test_answers_reach_the_feed_and_its_corrections_replace_the_move_seen_there(
+        bridge_record):
+    table = TableSession(Store(":memory:"))
+    moves = bridge_record.moves
+    question = Observation("question", text="Two cards or two players?",
+                           choices=({"value": 0, "label": "one turn"},
+                                    {"value": 1, "label": "two players"}),
+                           context={"question_id": 11, "via": "vision"})
+    items = [frame(0, (Observation("start", context={"game": "kendra-kari", "players": 4}),)),
+             frame(1, (Observation("move", moves[0], context={"frame": 1}),)),
+             frame(3, (Observation("move", moves[1], context={"frame": 3}), question))]
+    other_story = dataclasses.replace(moves[1], player=(moves[1].player + 1) % 4)
+    feed = AskingFeed(items, other_story)
+    once = iter([feed])
+    cap = CaptureThread(table, FrameHub(), lambda: next(once))
+    cap.start()
+    deadline = time.monotonic() + 5
+    while not (table.live and table.store.pending(table.live.game_id)):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    pending = table.store.pending(table.live.game_id)[0]
+    before = {e.payload["frame"]: e.id for e in table.live.move_events}
+    table.answer(pending.id, 1)
+    cap.stop()
+    cap.join(2)
+    assert feed.answers == [("question", 11, 1)]
+    after = {e.payload["frame"]: e for e in table.live.move_events}
+    assert after[3].id != before[3] and after[3].payload.get("corrected")  # replaced
+    assert after[3].payload["move"] == other_story.to_json()
+    assert after[1].id == before[1]  # the move seen elsewhere is untouched

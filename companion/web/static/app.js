@@ -88,6 +88,13 @@ async function drawTable(st) {
     const n = g.hand_counts ? ` · ${g.hand_counts[i]} cards` : "";
     hands.append(el("span", { class: i === g.turn ? "to-play" : "" }, name + n));
   });
+  if (g.game === "kendra-kari" && !g.manual) {
+    const row = el("div", { class: "drew" }, el("span", { class: "muted" }, "Who drew? "));
+    g.seats.forEach((name, i) => row.append(el("button", { type: "button", onclick: async () => {
+      try { await api("/api/draw", { json: { seat: i } }); } catch (e) { flash(e.message); }
+    } }, name)));
+    hands.append(row);
+  }
 }
 function withNames(text, gameId) {
   const g = App.state && App.state.game;
