@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("demo", help="a narrated simulated game in the terminal")
     p.add_argument("--game", default="kendra-kari")
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--players", type=int, default=None, help="default: 4, or what the game allows")
     p.add_argument("--seed", type=int, default=None, help="default: a new game every run")
     p.add_argument("--delay", type=float, default=0.4, help="seconds between moves")
     p.set_defaults(handler=_demo)
@@ -128,16 +128,16 @@ def _demo(args: argparse.Namespace) -> int:
 
     from companion.record import replay, simulate
     game, _ = _load(argparse.Namespace(game=args.game, players=args.players, option=[]))
+    if args.players is None:
+        args.players = min(max(4, game.MIN_PLAYERS), game.MAX_PLAYERS)
     seed = args.seed if args.seed is not None else random.randrange(1_000_000)
     rec = simulate(game.NAME, args.players, {}, seed)
     print(f"{game.TITLE}: {args.players} players, seed {seed} "
           f"(replay with: companion demo --game {game.NAME} --seed {seed})\n")
     render = getattr(game, "render", None)  # board games draw their board after each move
     for i, (_state, move, events) in enumerate(replay(rec), 1):
-        print(f"{i:4}. {move}")
-        for e in events:
-            text = f"      >>> {e.text.upper()} <<<" if e.announce else f"      {e.text}"
-            print(text)
+        lines = [f">>> {e.text.upper()} <<<" if e.announce else e.text for e in events]
+        print(f"{i:4}. " + "\n      ".join(lines or [str(move)]))
         if render is not None:
             print(render(_state))
         sys.stdout.flush()
