@@ -398,6 +398,16 @@ def public_move(move: Move) -> Move:
     return move  # every card of Udvasa is face up
 
 
+def render(state: State) -> str:
+    """The table in text for ``companion demo``: each build's top, each working stack."""
+    down = down_flags(state.options.down_suits)
+    builds = " | ".join(f"{s.title} {'down' if d else 'up'} {Rank(r).token}"
+                        for s, r, d in zip(SUITS, state.builds, down))
+    stacks = [f"  work{i + 1}: " + " ".join(c.id for c in w) for i, w in enumerate(state.work)]
+    return "\n".join([f"  builds ({cards_built(state)}/96): {builds}",
+                       *stacks, f"  stock: {stock_left(state)} cards"])
+
+
 # ---- hints and the bot -----------------------------------------------------------------
 
 def _uncovers_build(state: State, move: Move) -> bool:
@@ -451,7 +461,30 @@ def hint_text(state: State, budget: int = 0) -> str:
     return f"a legal move exists: {describe(state, move)}"
 
 
+_PLANS: dict[tuple, Move] = {}  # a memo of solved lines: position -> winning move
+PLAN_BUDGET = 2_000
+
+
+def _plan_key(state: State) -> tuple:
+    return state.options, state.order[:1], state.dealt, state.builds, state.work
+
+
 def bot_move(state: State, rng: random.Random) -> Move:
+    """After the opening deal the bot asks the solver for a winning line (``PLAN_BUDGET``
+    positions) and follows it; without one it plays ``greedy_move``."""
+    if state.dealt == STACKS and state.idle == 0 and cards_built(state) == STACKS:
+        from companion.games.udvasa_solver import solve
+        if len(_PLANS) > 200_000:
+            _PLANS.clear()
+        cur = state
+        for m in solve(state, PLAN_BUDGET).moves:
+            _PLANS[_plan_key(cur)] = m
+            cur = _step(cur, m)
+    planned = _PLANS.get(_plan_key(state))
+    return planned if planned is not None else greedy_move(state, rng)
+
+
+def greedy_move(state: State, rng: random.Random) -> Move:
     """Builds first, then moves that free a build, then the deal, else a random move."""
     moves = ranked_moves(state)
     best = [m for m in moves if m.action == "build"] or \

@@ -203,7 +203,7 @@ def test_cards_are_conserved_builds_stay_in_sequence_and_games_end(
     s = u.new_game(1, opts, seed)
     moves = 0
     while not u.is_over(s):
-        m = u.bot_move(s, rng) if greedy else rng.choice(u.legal_moves(s))
+        m = u.greedy_move(s, rng) if greedy else rng.choice(u.legal_moves(s))
         before = u.cards_built(s)
         s, _ = u.apply(s, m)
         moves += 1
@@ -242,3 +242,24 @@ def test_apply_accepts_exactly_the_listed_moves(seed, wrap, fill_first, when):
                 ok = False
             assert ok == (m in legal), m
         s, _ = u.apply(s, rng.choice(legal))
+
+
+def test_render_shows_builds_stacks_and_stock():
+    s = position("surya-5 barat-9", "chandra-6", stock=16)
+    text = u.render(s)
+    assert "Surya up 1" in text and "Chandra down raja" in text
+    assert "work1: surya-5 barat-9" in text and "work2: chandra-6" in text
+    assert "stock: 16 cards" in text and "(8/96)" in text
+
+
+def test_the_bot_plays_the_solvers_line_to_a_win_when_it_has_one():
+    wins = 0
+    for seed in range(4):
+        opening = u.new_game(1, None, seed)
+        opening, _ = u.apply(opening, u.legal_moves(opening)[0])
+        planned = solve(opening, u.PLAN_BUDGET).status == "winnable"
+        rec = simulate("udvasa", 1, None, seed)
+        if planned:
+            assert rec.result["winners"] == [0], seed
+        wins += planned
+    assert wins  # the bot can show a won game
