@@ -111,7 +111,10 @@ class MotionGate:
             moving = (cv2.absdiff(gray, self._prev) > self.threshold).astype(np.uint8)
         self._prev = gray
         if self.use_skin:
-            skin = skin_mask(view).astype(np.uint8)
+            # Skin tones that are not the mat's own colour (a beige mat is "skin" too).
+            mat = np.median(view[::4, ::4].reshape(-1, 3), axis=0)
+            unlike_mat = np.abs(view.astype(np.int16) - mat.astype(np.int16)).max(axis=2) > 25
+            skin = (skin_mask(view) & unlike_mat).astype(np.uint8)
             if cards is not None and len(cards):
                 # Skin tones inside a card's face are art, not a hand.
                 r = int(self.card_radius_mm * self.px_per_mm) + 1

@@ -95,17 +95,19 @@ def draw_hand(img: np.ndarray, tip_mm, px_per_mm: float = PX_PER_MM,
 
 def render(cards: list[DrawnCard], size=(1280, 720), tilt: float = 0.15, shift=(0.0, 0.0),
            hand_mm=None, noise: float = 3.0, seed: int = 0, brightness: float = 1.0,
-           table_colour=(60, 90, 70)) -> DrawnScene:
+           table_colour=(60, 90, 70), noise_seed: int | None = None) -> DrawnScene:
+    """``seed`` draws the cards' art, ``noise_seed`` (default: seed) the sensor noise, so a
+    video of a still table keeps its cards and changes only its noise."""
     flat = draw_mat()
     for k, card in enumerate(cards):
-        draw_card(flat, card, seed=seed * 1000 + k)
+        draw_card(flat, card, seed=seed * 100000 + int(card.center_mm[0]) * 300 + int(card.center_mm[1]))
     if hand_mm is not None:
         draw_hand(flat, hand_mm)
     mm_to_px = camera_homography(size, tilt, shift)
     flat_to_px = mm_to_px @ np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1])
     image = cv2.warpPerspective(flat, flat_to_px, size, flags=cv2.INTER_AREA,
                                 borderValue=table_colour)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed if noise_seed is None else noise_seed)
     out = image.astype(np.float32) * brightness + rng.normal(0, noise, image.shape)
     return DrawnScene(np.clip(out, 0, 255).astype(np.uint8), mm_to_px, tuple(cards))
 

@@ -1,0 +1,295 @@
+"""Vision verbs of the seeing half: `calibrate` and `replay` (registered by ``vision.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from companion.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    _register_calibrate(sub)
+    _register_replay(sub)
+
+
+# -- calibrate -----------------------------------------------------------------------------
+
+def _register_calibrate(sub) -> None:
+    p = sub.add_parser("calibrate", help="find the table mat and save a camera profile")
+    p.add_argument("--source", default="0",
+                   help="camera index (0, 1, ...), a video file or a folder of images")
+    p.add_argument("--name", default="default", help="profile name (default: default)")
+    p.add_argument("--out-dir", type=Path, default=None,
+                   help="where to save (default: calibration/profiles, else the user data dir)")
+    p.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds (of frames) to look for the mat before giving up")
+    p.add_argument("--corners", default=None, metavar="X,Y X,Y X,Y X,Y",
+                   help="no mat: the 4 corners of the playing area in the image, clockwise "
+                        "from top-left (4 pairs)")
+    p.add_argument("--click", action="store_true",
+                   help="no mat: click the 4 corners in a window instead of --corners")
+    p.add_argument("--area-mm", default=None, metavar="W,H",
+                   help="size of the area whose corners were given (default: the mat's)")
+    p.add_argument("--chessboard", type=Path, default=None,
+                   help="a folder of chessboard photos for lens intrinsics (wide-angle lenses)")
+    p.add_argument("--pattern", default="9x6", help="chessboard inner corners, e.g. 9x6")
+    p.add_argument("--square-mm", type=float, default=25.0)
+    p.set_defaults(handler=_calibrate)
+
+
+def _pairs(text: str, n: int, what: str) -> list[tuple[float, float]]:
+    try:
+        pts = [tuple(float(v) for v in p.split(",")) for p in text.replace(";", " ").split()]
+    except ValueError:
+        pts = []
+    if len(pts) != n or any(len(p) != 2 for p in pts):
+        raise UsageError(f"{what} takes {n} pairs X,Y separated by spaces, got {text!r}")
+    return pts  # type: ignore[return-value]
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from companion.vision.calibration import (
+        CalibrationError,
+        MatCalibrator,
+        chessboard_intrinsics,
+        manual_calibration,
+        save_profile,
+    )
+    from companion.vision.source import ImageFolderSource, SourceError, open_source
+
+    intrinsics = None
+    if args.chessboard is not None:
+        try:
+            pattern = tuple(int(v) for v in args.pattern.lower().split("x"))
+            if len(pattern) != 2:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"--pattern takes COLSxROWS, e.g. 9x6, got {args.pattern!r}") from None
+        try:
+            images = [f.image for f in ImageFolderSource(args.chessboard).frames()]
+            intrinsics = chessboard_intrinsics(images, pattern, args.square_mm)
+        except (SourceError, CalibrationError) as e:
+            raise UsageError(str(e)) from None
+        print(f"lens intrinsics from {len(images)} image(s): rms {intrinsics.rms_px:.2f} px")
+    try:
+        source = open_source(args.source)
+    except SourceError as e:
+        raise UsageError(str(e)) from None
+    calibrator = MatCalibrator()
+    manual = args.corners is not None or args.click
+    area = tuple(_pairs(args.area_mm, 1, "--area-mm")[0]) if args.area_mm else None
+    cal, last_seen, start = None, None, None
+    try:
+        for frame in source.frames():
+            image = intrinsics.undistort(frame.image) if intrinsics else frame.image
+            size = (image.shape[1], image.shape[0])
+            if manual:
+                corners = (_pairs(args.corners, 4, "--corners") if args.corners
+                           else _click_corners(image))
+                try:
+                    cal = manual_calibration(corners, size, calibrator.mat, area, intrinsics)
+                except CalibrationError as e:
+                    raise UsageError(str(e)) from None
+                break
+            start = frame.timestamp if start is None else start
+            try:
+                cal = calibrator.calibrate(image, None)
+                break
+            except CalibrationError as e:
+                seen = tuple(sorted(calibrator.find_markers(image)))
+                if seen != last_seen:  # guide the user as the view changes, not every frame
+                    print(f"looking for the mat... {e}", file=sys.stderr)
+                    last_seen = seen
+            if frame.timestamp - start > args.timeout:
+                break
+    except SourceError as e:
+        raise UsageError(str(e)) from None
+    finally:
+        source.close()
+    if cal is None:
+        raise UsageError("the mat was not found. Print it with `companion print-mat`, put it "
+                         "flat in view, or give its corners with --corners")
+    if intrinsics is not None:
+        from dataclasses import replace
+        cal = replace(cal, intrinsics=intrinsics)
+    try:
+        path = save_profile(cal, args.name, args.out_dir)
+    except CalibrationError as e:
+        raise UsageError(str(e)) from None
+    how = (f"markers {list(cal.markers)}, mean error {cal.error_mm:.2f} mm"
+           if cal.method == "aruco" else "4 corners given by hand")
+    print(f"calibrated ({how}); {cal.px_per_mm():.2f} px/mm at the table centre")
+    print(f"saved {path}")
+    return 0
+
+
+def _click_corners(image) -> list[tuple[float, float]]:
+    import cv2
+    clicks: list[tuple[float, float]] = []
+    title = "click the 4 corners: top-left, top-right, bottom-right, bottom-left (Esc quits)"
+
+    def on_mouse(event, x, y, *_):
+        if event == cv2.EVENT_LBUTTONDOWN and len(clicks) < 4:
+            clicks.append((float(x), float(y)))
+
+    try:
+        cv2.namedWindow(title)
+    except cv2.error:
+        raise UsageError("no display for --click; give the corners with --corners") from None
+    cv2.setMouseCallback(title, on_mouse)
+    while len(clicks) < 4:
+        shown = image.copy()
+        for c in clicks:
+            cv2.circle(shown, (int(c[0]), int(c[1])), 6, (0, 0, 255), -1)
+        cv2.imshow(title, shown)
+        if cv2.waitKey(30) == 27:
+            cv2.destroyWindow(title)
+            raise UsageError("calibration cancelled")
+    cv2.destroyWindow(title)
+    return clicks
+
+
+# -- replay --------------------------------------------------------------------------------
+
+def _register_replay(sub) -> None:
+    p = sub.add_parser("replay", help="run the whole pipeline and the referee on a video")
+    p.add_argument("video", type=Path, help="a video file or a folder of frames")
+    p.add_argument("--game", required=True, help="e.g. kendra-kari, ganjifa")
+    p.add_argument("--players", type=int, required=True)
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option of the game (repeatable)")
+    p.add_argument("--model", type=Path, default=None, help="ONNX model (default: shipped)")
+    p.add_argument("--deck", default=None,
+                   help="a deck profile from `companion enroll` (default: the game's deck)")
+    p.add_argument("--calibration", default=None,
+                   help="a saved profile (name or .json); default: find the mat in the video")
+    p.add_argument("--json", action="store_true", help="JSON lines: events, outputs, summary")
+    p.add_argument("--show-tracker", action="store_true",
+                   help="also print the tracker's events (cards appearing, removed, unsure)")
+    p.set_defaults(handler=_replay)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from companion.commands.rules import _option_pairs
+    from companion.layouts import LayoutError, load_layout
+    from companion.referee import Referee, RefereeError
+    from companion.vision.calibration import CalibrationError, load_profile
+    from companion.vision.pipeline import STAGES, Pipeline
+    from companion.vision.source import SourceError, open_source
+    from companion.vision.track import TableTracker
+
+    if args.video.exists() is False:
+        raise UsageError(f"no such video: {args.video}")
+    try:
+        referee = Referee(args.game, args.players, _option_pairs(args.option))
+        layout = load_layout(referee.game)
+    except (RefereeError, LayoutError) as e:
+        raise UsageError(str(e)) from None
+    calibration = None
+    if args.calibration:
+        try:
+            calibration = load_profile(args.calibration)
+        except CalibrationError as e:
+            raise UsageError(str(e)) from None
+    classifier = _replay_classifier(args, referee)
+    try:
+        source = open_source(str(args.video))
+    except SourceError as e:
+        raise UsageError(str(e)) from None
+    pipe = Pipeline(classifier, TableTracker(layout), calibration)
+    out = sys.stdout
+    totals = dict.fromkeys(STAGES, 0.0)
+    frames, calibrated, counts = 0, 0, {}
+    wall = time.perf_counter()
+    try:
+        for res in pipe.run(source):
+            frames += 1
+            calibrated += res.calibrated
+            for s in STAGES:
+                totals[s] += getattr(res.timings, s)
+            for ev in res.events:
+                counts[ev.kind] = counts.get(ev.kind, 0) + 1
+                if args.json:
+                    out.write(json.dumps({"type": "track", **ev.to_json()}) + "\n")
+                elif args.show_tracker:
+                    out.write(_track_line(ev) + "\n")
+            for o in referee.observe(list(res.events), res.frame_index, res.timestamp,
+                                     res.motion_map):
+                counts[o.kind] = counts.get(o.kind, 0) + 1
+                if args.json:
+                    out.write(json.dumps({"type": "referee", **o.to_json()}) + "\n")
+                else:
+                    out.write(_referee_line(o) + "\n")
+    except SourceError as e:
+        raise UsageError(str(e)) from None
+    wall = time.perf_counter() - wall
+    if frames and not calibrated:
+        raise UsageError(f"the mat was never found in {args.video}; calibrate with "
+                         "`companion calibrate --source VIDEO --corners ...` and pass "
+                         "--calibration")
+    per_frame = {s: round(totals[s] / max(frames, 1), 3) for s in STAGES}
+    summary = {"type": "summary", "frames": frames, "calibrated_frames": calibrated,
+               "seconds": round(wall, 2), "fps": round(frames / wall, 1) if wall else 0.0,
+               "ms_per_frame": per_frame, "counts": counts,
+               "desynced": referee.desynced or None}
+    if args.json:
+        out.write(json.dumps(summary) + "\n")
+    else:
+        stages = ", ".join(f"{s} {v:.1f}" for s, v in per_frame.items())
+        print(f"\n{frames} frames in {wall:.1f} s ({summary['fps']} fps); ms per frame: "
+              f"{stages}", file=sys.stderr)
+        print("counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+              file=sys.stderr)
+    return 0
+
+
+def _replay_classifier(args: argparse.Namespace, referee):
+    from companion.vision.classify import DEFAULT_MODEL, CardClassifier, ModelError
+    model = args.model or DEFAULT_MODEL
+    deck_kind = getattr(referee.module, "DECK", None)
+    profile = None
+    if args.deck:
+        try:
+            from companion.vision.enroll import ProfileError, load_profile
+        except ImportError:
+            raise UsageError("deck profiles are not available in this install") from None
+        try:
+            profile = load_profile(args.deck)
+        except (ProfileError, OSError) as e:
+            raise UsageError(str(e)) from None
+    try:
+        if profile is not None:
+            return CardClassifier(model, profile=profile)
+        return CardClassifier(model, deck=deck_kind)
+    except ModelError as e:
+        raise UsageError(str(e)) from None
+
+
+def _track_line(ev) -> str:
+    where = ev.zone or f"({ev.center_mm[0]:.0f}, {ev.center_mm[1]:.0f}) mm"
+    what = ev.card_id or ("face-down card" if ev.kind in ("appeared", "removed") else "")
+    extra = ""
+    if ev.candidates:
+        extra = " candidates: " + ", ".join(f"{c} {p:.0%}" for c, p in ev.candidates)
+    return (f"  [frames {ev.first_frame}-{ev.last_frame}] {ev.kind} {what} at {where} "
+            f"({ev.confidence:.0%}){extra}")
+
+
+def _referee_line(o) -> str:
+    stamp = f"{int(o.timestamp // 60):02d}:{o.timestamp % 60:05.2f}"
+    if o.kind == "ruling" and o.ruling is not None:
+        verdict = o.ruling.verdict.value.upper()
+        line = f"{stamp} {verdict:12} {o.ruling.move}"
+        if o.assumed:
+            line += "  (assumed; see the question above)"
+        texts = [e.text.upper() if e.announce else e.text for e in o.ruling.events]
+        if o.ruling.reason:
+            texts.insert(0, o.ruling.reason)
+        return line + "".join(f"\n{'':19}{t}" for t in texts)
+    if o.kind == "question":
+        return f"{stamp} QUESTION     {o.text} [{' | '.join(o.choices)}]"
+    return f"{stamp} {o.kind.upper():12} {o.text}"

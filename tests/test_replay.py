@@ -1,0 +1,116 @@
+"""`companion replay` and `companion calibrate` end to end on drawn videos.
+
+The model-free tests swap the classifier for a colour oracle (the drawn cards differ only
+by colour) to check the wiring: video -> pipeline -> referee -> printed stream. The shipped
+model is exercised on the fixture videos when they and the model are present.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "vision"))
+from table_drawing import PALETTE, DrawnCard, render
+from test_pipeline import ColourOracle
+
+import companion.commands.vision_table as vt
+from companion.cli import main
+from companion.layouts import load_layout
+
+POS = {z.id: z.center_mm for z in load_layout("kendra-kari").zones}
+CARDS = {PALETTE[0]: "phul-1", PALETTE[1]: "phul-5", PALETTE[2]: "surya-5"}
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _video(path: Path) -> Path:
+    deal = DrawnCard(POS["pos7"], PALETTE[0])
+    p1 = DrawnCard(POS["pos1"], PALETTE[1])
+    p2 = DrawnCard(POS["pos2"], PALETTE[2])
+    frames = [[]] * 3 + [[deal]] * 12 + [[deal, p1]] * 12 + [[deal, p1, p2]] * 12
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    for k, cards in enumerate(frames):
+        writer.write(render(cards, seed=1, noise_seed=k).image)
+    writer.release()
+    return path
+
+
+@pytest.fixture
+def oracle(monkeypatch):
+    monkeypatch.setattr(vt, "_replay_classifier", lambda args, referee: ColourOracle(CARDS))
+
+
+def test_replay_prints_the_rulings_of_a_drawn_game(tmp_path, oracle, capsys):
+    video = _video(tmp_path / "game.avi")
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4",
+                 "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    rulings = [x["ruling"] for x in lines if x["type"] == "referee" and x["kind"] == "ruling"]
+    assert [(r["move"]["action"], r["move"]["player"], r["move"]["cards"], r["verdict"])
+            for r in rulings] == [("deal", 3, ["phul-1"], "legal"),
+                                  ("play", 0, ["phul-5"], "legal"),
+                                  ("play", 1, ["surya-5"], "legal")]
+    track = [x for x in lines if x["type"] == "track"]
+    assert [(t["card"], t["zone"]) for t in track] == [
+        ("phul-1", "pos7"), ("phul-5", "pos1"), ("surya-5", "pos2")]
+    summary = lines[-1]
+    assert summary["type"] == "summary" and summary["frames"] == 39
+    assert set(summary["ms_per_frame"]) == {"calibrate", "rectify", "detect", "classify",
+                                            "track"}
+
+
+def test_replay_text_output(tmp_path, oracle, capsys):
+    video = _video(tmp_path / "game.avi")
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4"]) == 0
+    out = capsys.readouterr()
+    assert "LEGAL" in out.out and "Player 1 play phul-5" in out.out
+    assert "frames in" in out.err
+
+
+def test_calibrate_saves_a_profile_that_replay_uses(tmp_path, oracle, capsys):
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), np.full((720, 1280, 3), 80, np.uint8))  # no mat yet
+    cv2.imwrite(str(folder / "b.png"), render([], seed=1).image)
+    assert main(["calibrate", "--source", str(folder), "--name", "t",
+                 "--out-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "markers [0, 1, 2, 3]" in out.out and (tmp_path / "t.json").is_file()
+    assert "looking for the mat" in out.err
+    video = _video(tmp_path / "game.avi")
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4", "--json",
+                 "--calibration", str(tmp_path / "t.json")]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert lines[-1]["calibrated_frames"] == 39
+
+
+def test_calibrate_by_hand_and_its_errors(tmp_path, capsys):
+    img = tmp_path / "plain.png"
+    cv2.imwrite(str(img), np.full((480, 640, 3), 120, np.uint8))
+    assert main(["calibrate", "--source", str(img), "--corners",
+                 "10,10 600,12 630,470 5,460", "--out-dir", str(tmp_path)]) == 0
+    assert "4 corners given by hand" in capsys.readouterr().out
+    assert main(["calibrate", "--source", str(img), "--corners", "1,2 3,4",
+                 "--out-dir", str(tmp_path)]) == 2
+    assert "4 pairs" in capsys.readouterr().err
+    assert main(["calibrate", "--source", str(img), "--out-dir", str(tmp_path),
+                 "--timeout", "0"]) == 2
+    assert "mat was not found" in capsys.readouterr().err
+    assert main(["calibrate", "--source", str(tmp_path / "nope.mp4")]) == 2
+
+
+def test_replay_bad_input(tmp_path, capsys):
+    assert main(["replay", str(tmp_path / "missing.mp4"), "--game", "kendra-kari",
+                 "--players", "4"]) == 2
+    assert "no such video" in capsys.readouterr().err
+    (tmp_path / "v.avi").write_bytes(b"x")
+    assert main(["replay", str(tmp_path / "v.avi"), "--game", "snap", "--players", "4"]) == 2
+    assert "unknown game" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "v.avi"), "--game", "kendra-kari",
+                 "--players", "2"]) == 2
+    assert "3-6 players" in capsys.readouterr().err
