@@ -28,6 +28,7 @@ from companion.synth.pen import Colour, Ink, Pen, circle_pts
 from companion.synth.pips import pip_layout
 
 _SUPERSAMPLE = 2
+_CACHE_MAX_PX = 384  # print-size faces are drawn once each; caching them costs memory
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,8 @@ def render_face(card: Card | None, style: int, seed: int, size_px: int) -> np.nd
     """The card (or the back when ``card`` is None) as BGRA uint8, round on transparent."""
     if card is None:
         return render_back(style, seed, size_px)
+    if isinstance(size_px, (int, np.integer)) and size_px > _CACHE_MAX_PX:
+        return _render_face.__wrapped__(card, int(style), int(seed), int(size_px)).copy()
     return _render_face(card, int(style), int(seed), int(size_px)).copy()
 
 
