@@ -71,12 +71,17 @@ OWNED = ((11, 12, 13, 0, 1, 2), (4, 5, 6, 7, 8, 9))
 _OWNER = {h: p for p, hs in enumerate(OWNED) for h in hs}
 
 
-class Capture(enum.Enum):
+class _Choice(enum.Enum):
+    def __str__(self) -> str:  # `companion games` lists options by value
+        return str(self.value)
+
+
+class Capture(_Choice):
     NEXT = "next"  # the seed: the hole after the empty one
     OPPOSITE = "opposite"  # Ludii: the hole across the board from the empty one
 
 
-class Ending(enum.Enum):
+class Ending(_Choice):
     SPLIT_NEUTRAL = "split-neutral"  # the seed: neutral seeds shared, odd one discarded
     CAPTURES_ONLY = "captures-only"  # Ludii: only captured seeds score
 

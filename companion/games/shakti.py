@@ -57,17 +57,22 @@ def _sorted(cards: Any) -> list[Card]:
     return sorted(cards, key=_RANK_OF.__getitem__)
 
 
-class RunOrder(enum.Enum):
+class _Choice(enum.Enum):
+    def __str__(self) -> str:  # `companion games` lists options by value
+        return str(self.value)
+
+
+class RunOrder(_Choice):
     PRINTED = "printed"  # 1..10, vizier, raja in every suit
     TRADITIONAL = "traditional"  # by strength(): reversed suits run 10..1, vizier, raja
 
 
-class DeckDiscard(enum.Enum):
+class DeckDiscard(_Choice):
     OWN_PILE = "own-pile"
     DECK_BOTTOM = "deck-bottom"
 
 
-class DiscardEnd(enum.Enum):
+class DiscardEnd(_Choice):
     SAME = "same"  # where the cards were drawn from: top or bottom
     TOP = "top"  # always onto the top
 

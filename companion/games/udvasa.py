@@ -72,6 +72,9 @@ class DealWhen(enum.Enum):
     NO_MOVE = "no-move"
     ANY_TIME = "any-time"
 
+    def __str__(self) -> str:  # `companion games` lists options by value
+        return self.value
+
 
 @dataclass(frozen=True)
 class Options:
