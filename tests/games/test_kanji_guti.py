@@ -191,3 +191,11 @@ def test_seeds_are_conserved_games_end_and_scores_add_up(opts, seed):
     r = k.result(s)
     assert r.scores == tuple(float(x) for x in scores)
     assert (r.winners == ()) == (scores[0] == scores[1])
+
+
+def test_move_limit_ends_the_game_and_own_holes_count():
+    opts = replace(k.Options(), max_moves=5)
+    s = k.State(opts, board(h0=4, h3=3, h5=6), (10, 2), 0, ply=5)
+    assert k.is_over(s) and k.legal_moves(s) == []
+    assert k.final_scores(s) == ((10 + 4 + 1, 2 + 6 + 1), 1)
+    assert "move limit" in k.result(s).text

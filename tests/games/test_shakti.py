@@ -55,6 +55,9 @@ def test_a_deck_draw_is_discarded_onto_the_own_pile():
     g, evs = s.apply(g, Move(0, "draw", g.deck[:4], "deck"))
     assert len(g.hands[0]) == 12 and g.pending == ("pile1-top",) * 4
     assert evs[0].cards == ()  # nobody sees what came from the deck
+    assert s.public_move(Move(0, "draw", g.hands[0][8:], "deck")).cards == ()
+    tops = Move(1, "draw", cards("surya-1 surya-2 surya-3 surya-4"), "tops")
+    assert s.public_move(tops) == tops  # pile cards are in view
     with pytest.raises(IllegalMoveError, match="where you drew"):
         s.apply(g, Move(0, "discard", (g.hands[0][0],), "pile2-top"))
     for card in g.hands[0][:4]:

@@ -242,6 +242,8 @@ def test_apply_accepts_exactly_the_listed_moves(seed, wrap, fill_first, when):
                 ok = False
             assert ok == (m in legal), m
         s, _ = u.apply(s, rng.choice(legal))
+        if s.ended == "stuck":  # lost-when-stuck only when nothing at all can be played
+            assert u.legal_moves(replace(s, ended="")) == []
 
 
 def test_render_shows_builds_stacks_and_stock():
