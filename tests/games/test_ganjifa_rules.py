@@ -325,12 +325,14 @@ def test_most_cards_won_wins_and_ties_are_shared():
     r = g.result(s)
     assert r.scores == (40.0, 37.0, 43.0) and r.winners == (2,) and "Player 3 wins" in r.text
     assert ev[-1].kind == "result" and ev[-1].announce
+    with pytest.raises(IllegalMoveError, match="over"):
+        play(s, Move(0, "pass"))
     tie = g.result(g.position([C("rama-1")] * 1 + [C("rama-2"), C("rama-3")], 0,
                               won=(39, 39, 39)))
     assert tie.winners == (0, 1, 2) and "tie" in tie.text
 
 
-def test_apply_refuses_out_of_turn_and_after_the_end():
+def test_apply_refuses_a_move_out_of_turn():
     s = g.position(SACRIFICE, 0)
     with pytest.raises(IllegalMoveError, match="turn"):
         play(s, Move(1, "sacrifice", tuple(C("rama-raja"))))
