@@ -56,3 +56,29 @@ def test_random_games_account_for_every_card(table, ranking, face_up, deni, seed
     r = g.result(s)
     assert sum(r.scores) == size and not any(s.hands)
     assert r.winners == tuple(i for i, x in enumerate(r.scores) if x == max(r.scores))
+
+
+@settings(max_examples=15, derandomize=True, deadline=None)
+@given(players=st.sampled_from([3, 4]), seed=st.integers(0, 10**6))
+def test_the_referee_survives_junk_moves_and_undo_withdraws_them(players, seed):
+    from companion.cards import deck_cards
+    from companion.games.base import Move
+    deck = list(deck_cards(DeckKind.DASHAVATARA))
+    actions = ["lead", "follow", "deni", "double", "sacrifice", "pass", "show", "bid"]
+    s = g.new_game(players, g.Options(), seed)
+    rng = random.Random(seed)
+    ref = g.TableReferee(players, g.Options())
+    while not g.is_over(s):
+        if rng.random() < 0.3:
+            junk = Move(rng.randrange(players + 1), rng.choice(actions),
+                        tuple(rng.sample(deck, rng.randrange(3))))
+            before = ref.picture
+            ruling = ref.observe(junk)  # must not raise, whatever it is
+            assert ruling.verdict in Verdict
+            ref.undo()
+            assert ref.picture == before
+        move = g.bot_move(s, rng)
+        s, events = g.apply(s, move)
+        ruling = ref.observe(move)
+        assert ruling.verdict is not Verdict.ILLEGAL, ruling.reason
+        assert list(ruling.events) == events
