@@ -46,6 +46,7 @@ DEFAULTS: dict[str, Any] = {
     "DEMO_SEED": 7,
     "DEMO_SPEED": 1.0,  # the demo replays this many times faster than real time
     "MAX_CONTENT_LENGTH": MAX_UPLOAD_BYTES,
+    "MJPEG_FPS": 12,  # frames a second sent to each live-view viewer
     "SESSION_TITLE": "Game night",
 }
 

@@ -134,8 +134,11 @@ class CaptureThread(threading.Thread):
         self.table, self.hub, self.open_feed = table, hub, open_feed
         self.loop, self.retry_s = loop, retry_s
         self._halt = threading.Event()
-        self.latencies: list[tuple[int, float]] = []  # (announcement id, seconds frame->stored)
+        self.latencies: list[tuple[int, float]] = []  # (event id, seconds frame -> stored)
         self.frames = 0
+        # wall-clock arrival of recent frames, so that a move the referee reports a few
+        # frames late is timed from the frame it was seen in (benchmarks/bench_web.py)
+        self.frame_walls: dict[int, float] = {}
 
     def stop(self) -> None:
         self._halt.set()
@@ -179,8 +182,12 @@ class CaptureThread(threading.Thread):
                     self._halt.wait(ahead)
             arrived = time.monotonic()
             self.frames += 1
+            self.frame_walls[item.index] = time.time()
+            if len(self.frame_walls) > 900:
+                for old in list(self.frame_walls)[:300]:
+                    del self.frame_walls[old]
             for obs in item.observations:
-                self._handle(obs, arrived)
+                self._handle(obs, arrived, item.index)
             self.table.camera.frame = item.index
             annotated = draw_overlays(item)
             if annotated is not None:
@@ -210,13 +217,15 @@ class CaptureThread(threading.Thread):
                         {k: v for k, v in row.options.items() if k != "__table__"})
             feed.game_provider = current
 
-    def _handle(self, obs: Observation, arrived: float) -> None:
+    def _handle(self, obs: Observation, arrived: float, index: int | None = None) -> None:
         live = self.table.live
         if live is not None and live.manual_state is not None:
             return  # the manual board is in use: the camera's table waits
         try:
             if obs.kind == "move" and obs.move is not None:
-                extra = {"frame": obs.context["frame"]} if "frame" in obs.context else None
+                extra = {"frame": obs.context["frame"]} if "frame" in obs.context else {}
+                seen = self.frame_walls.get(obs.context.get("frame", index))
+                extra["seen_at"] = seen if seen is not None else time.time()
                 event, _ = self.table.observe(obs.move, source="camera", extra=extra)
                 self.latencies.append((event.id, time.monotonic() - arrived))
             elif obs.kind in ("unsure", "question"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import threading
+import time
 from typing import Any
 
 import cv2
@@ -26,12 +27,18 @@ _classifier: dict[str, Any] = {}
 @bp.get("/video.mjpg")
 def video():
     hub = runtime().hub
+    min_gap = 1.0 / current_app.config["MJPEG_FPS"]
 
     def generate():
         hub.viewers += 1
         try:
-            seen = -1
+            seen, sent = -1, 0.0
             while True:
+                # a viewer gets at most MJPEG_FPS frames a second: a phone need not decode
+                # every camera frame, and the referee never waits on a viewer
+                wait = sent + min_gap - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
                 seq = hub.wait(seen, 5.0)
                 if seq == seen:
                     continue
@@ -39,6 +46,7 @@ def video():
                 frame = hub.jpeg()
                 if frame is None:
                     continue
+                sent = time.monotonic()
                 yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " +
                        str(len(frame[1])).encode() + b"\r\n\r\n" + frame[1] + b"\r\n")
         finally:

@@ -1,0 +1,192 @@
+"""Dashboard benchmark: announcement latency (frame -> browser over SSE), server memory with
+five browsers, and server CPU at 30 fps input.
+
+It starts `companion serve --source demo` as a subprocess on a free 127.0.0.1 port with a
+fresh database, so it measures whatever the demo runs on this machine: the vision pipeline
+on the filmed fixture games when a model is shipped, else the recorded-game replay (the
+table prints which). Usage:
+
+    python benchmarks/bench_web.py [--seconds 60] [--browsers 5] [--chromium]
+
+Latency: for every move announcement an SSE client receives, the time from the arrival of
+the frame the move was seen in (the server's ``seen_at``, wall clock, same machine) to the
+arrival of the announcement at the client. RSS: the server's resident memory, sampled from
+/proc while N clients (MJPEG + SSE each; real headless Chromium pages with --chromium) are
+connected. CPU: the server's user+system time per wall second, at 30 fps input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Server:
+    def __init__(self, speed: float):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "serve", "--source", "demo", "--port",
+             str(self.port), "--db", str(Path(self.tmp.name) / "bench.db"), "--demo-speed",
+             str(speed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(300):
+            try:
+                self.get("/api/state")
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def get(self, path: str):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.tmp.cleanup()
+
+
+def quietly(fn):
+    """A client thread ends when the server does; that is not an error worth a trace."""
+    def run(*args):
+        try:
+            fn(*args)
+        except OSError:
+            pass
+    return run
+
+
+@quietly
+def sse_client(url: str, arrivals: dict[int, float], stop: threading.Event) -> None:
+    """Reads /api/stream; records the wall-clock arrival of each announcement by event id."""
+    with urllib.request.urlopen(url + "/api/stream?after=0", timeout=30) as r:
+        data = ""
+        for raw in r:
+            if stop.is_set():
+                return
+            line = raw.decode().rstrip("\n")
+            if line.startswith("data: "):
+                data = line[6:]
+            elif line == "" and data:
+                a = json.loads(data)
+                if "event_id" in a and a["event_id"] is not None:
+                    arrivals.setdefault(a["event_id"], time.time())
+                data = ""
+
+
+@quietly
+def mjpeg_client(url: str, stop: threading.Event, counter: list[int]) -> None:
+    with urllib.request.urlopen(url + "/video.mjpg", timeout=30) as r:
+        while not stop.is_set():
+            chunk = r.read(65536)
+            if not chunk:
+                return
+            counter[0] += chunk.count(b"--frame")
+
+
+def measure(seconds: float, browsers: int, chromium: bool, speed: float) -> dict:
+    srv = Server(speed)
+    stop = threading.Event()
+    arrivals: dict[int, float] = {}
+    frames = [0]
+    threads = [threading.Thread(target=sse_client, args=(srv.url, arrivals, stop), daemon=True)]
+    pw = browser = None
+    if chromium:
+        from playwright.sync_api import sync_playwright
+        pw = sync_playwright().start()
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--no-first-run",
+                                           "--disable-background-networking",
+                                           "--disable-component-update", "--disable-sync"])
+        for _ in range(browsers):
+            browser.new_page().goto(srv.url + "/")
+    else:
+        for _ in range(browsers):
+            threads.append(threading.Thread(target=mjpeg_client, args=(srv.url, stop, frames),
+                                            daemon=True))
+            threads.append(threading.Thread(target=sse_client, args=(srv.url, {}, stop),
+                                            daemon=True))
+    for t in threads:
+        t.start()
+    time.sleep(2)  # let the pages connect before sampling
+    cpu0, t0 = cpu_seconds(srv.proc.pid), time.monotonic()
+    rss = []
+    while time.monotonic() - t0 < seconds:
+        rss.append(rss_mb(srv.proc.pid))
+        time.sleep(0.5)
+    cpu = (cpu_seconds(srv.proc.pid) - cpu0) / (time.monotonic() - t0)
+    state = srv.get("/api/state")
+    stop.set()
+    if browser is not None:
+        browser.close()
+        pw.stop()
+    from companion.store import Store
+    store = Store(Path(srv.tmp.name) / "bench.db")
+    seen_at = {e.id: e.payload["seen_at"] for g in store.games() for e in store.events(g.id)
+               if "seen_at" in e.payload}
+    store.close()
+    lat = [(arrivals[i] - seen_at[i]) * 1000 for i in seen_at if i in arrivals]
+    srv.stop()
+    return {"latency_ms": lat, "rss_mb": rss, "cpu": cpu, "fps": state["camera"]["fps"],
+            "label": state["camera"]["demo_label"], "mjpeg_frames": frames[0]}
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=40.0)
+    ap.add_argument("--browsers", type=int, default=5)
+    ap.add_argument("--chromium", action="store_true", help="real headless Chromium pages")
+    args = ap.parse_args()
+    # the replayed demo runs at 10 fps; speed 3 makes it the 30 fps input the goal names
+    idle = measure(args.seconds, 0, False, 3.0)
+    busy = measure(args.seconds, args.browsers, args.chromium, 3.0)
+    print(f"source: {busy['label'] or 'vision pipeline'}; input {busy['fps']:.0f} fps")
+    print(f"{'clients':>8} {'moves':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
+          f"{'RSS MB':>8} {'CPU %':>7}")
+    for name, r in (("0", idle), (f"{args.browsers}" + (" chromium" if args.chromium else ""),
+                                  busy)):
+        lat = r["latency_ms"]
+        print(f"{name:>8} {len(lat):>6} {pct(lat, 50):>8.1f} {pct(lat, 95):>8.1f} "
+              f"{max(lat) if lat else float('nan'):>8.1f} {max(r['rss_mb']):>8.1f} "
+              f"{100 * r['cpu']:>7.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
