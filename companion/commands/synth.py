@@ -11,7 +11,8 @@ from companion.cli import UsageError
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("print-deck", help="a print-and-play deck as an A4 PDF (300 dpi)")
     p.add_argument("--deck", required=True, help="mughal or dashavatara")
-    p.add_argument("--style", type=int, default=0, help="art style number (see --help-styles)")
+    p.add_argument("--style", type=int, default=0,
+                   help="art style number from 0 (the cover page names the style)")
     p.add_argument("--seed", type=int, default=0, help="variation within the style")
     p.add_argument("--out", required=True, type=Path, help="PDF file to write")
     p.set_defaults(handler=_print_deck)
