@@ -1,0 +1,198 @@
+"""Recognition accuracy and speed of the shipped card classifier; prints a table.
+
+    python benchmarks/bench_accuracy.py [--n 4800] [--model PATH] [--update-model-card]
+
+Three measurements:
+1. Held-out crops of the project's own art: faces rendered with seeds the model never saw
+   (training uses seeds 0-2; these use 1000+), every style, under named poses and lights
+   (``companion.vision.crops.POSES`` / ``LIGHTS``); top-1 accuracy split by style, pose and
+   light, plus face-down and not-a-card recognition.
+2. The two PySolFC decks in ``../shared/decks`` (art the model never saw) under the same
+   poses and lights: zero-shot (deck mask only), then after enrolment with one image per
+   card (the enrolment image itself is never a test crop: every test crop is a new
+   rotation, scale, offset, light and camera noise of it).
+3. Time to classify a batch of 20 crops (median of many runs), split by stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from companion.cards import DeckKind, deck_cards
+from companion.vision.classify import (
+    DEFAULT_MODEL,
+    CardClassifier,
+    load_model_card,
+    write_model_card,
+)
+from companion.vision.crops import LIGHTS, POSES, eval_crop
+from companion.vision.enroll import enroll_folder, read_manifest
+
+DECKS = ROOT.parent / "shared" / "decks"
+PYSOL = {DeckKind.MUGHAL: DECKS / "pysol-mughal-ganjifa-xl",
+         DeckKind.DASHAVATARA: DECKS / "pysol-dashavatara-ganjifa-xl"}
+HELD_OUT_SEED = 1000
+
+
+def _conditions(i: int) -> tuple[str, str]:
+    poses, lights = list(POSES), list(LIGHTS)
+    return poses[i % len(poses)], lights[(i // len(poses)) % len(lights)]
+
+
+def held_out(clf: CardClassifier, n: int, seed: int = 0) -> dict:
+    from companion.synth.faces import N_STYLES, STYLES, render_back, render_face
+    rng = np.random.default_rng(seed)
+    cards = [c for d in DeckKind for c in deck_cards(d)]
+    by = defaultdict(lambda: [0, 0])
+    crops, truth, keys = [], [], []
+    for i in range(n):
+        card = cards[int(rng.integers(len(cards)))]
+        style = i % N_STYLES
+        pose, light = _conditions(i // N_STYLES)
+        face = render_face(card, style, HELD_OUT_SEED + int(rng.integers(50)), 112)
+        others = [render_face(cards[int(rng.integers(len(cards)))], style, HELD_OUT_SEED, 112)]
+        crops.append(eval_crop(face, pose, light, rng, others))
+        truth.append(card)
+        keys.append((f"style {style} {STYLES[style].name}", f"pose {pose}", f"light {light}"))
+    # The deck is known at a game table: each crop is read with its deck's suit mask.
+    for deck in DeckKind:
+        idx = [i for i, c in enumerate(truth) if c.deck is deck]
+        res = CardClassifier(clf.model_path, deck=deck, threads=clf.threads).classify(np.stack([crops[i]
+                                                                          for i in idx]))
+        for j, i in enumerate(idx):
+            ok = res.card_ids[j] == truth[i].id
+            for k in ("all",) + keys[i]:
+                by[k][0] += ok
+                by[k][1] += 1
+    # Face-down backs and not-a-card crops.
+    from companion.vision.crops import not_a_card
+    backs = [eval_crop(render_back(i % N_STYLES, HELD_OUT_SEED + i, 112), *_conditions(i), rng)
+             for i in range(200)]
+    faces = [render_face(cards[i], 0, HELD_OUT_SEED, 112) for i in range(0, 216, 9)]
+    empty = [not_a_card(rng, faces) for _ in range(200)]
+    rb, re_ = clf.classify(np.stack(backs)), clf.classify(np.stack(empty))
+    by["face-down read as face-down"] = [int((rb.face_down > 0.5).sum()), len(backs)]
+    by["not-a-card crops rejected"] = [sum(c is None for c in re_.card_ids), len(empty)]
+    return dict(by)
+
+
+def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> dict | None:
+    folder = PYSOL[deck]
+    if not folder.is_dir():
+        return None
+    rows = [(f, c) for f, c in read_manifest(folder / "manifest.csv") if c != "back"]
+    faces = {c: cv2.imread(str(folder / f), cv2.IMREAD_UNCHANGED) for f, c in rows}
+    rng = np.random.default_rng(seed)
+    crops, truth = [], []
+    ids = list(faces)
+    for k in range(per_card):
+        for cid in ids:
+            pose, light = _conditions(k + len(crops))
+            other = faces[ids[int(rng.integers(len(ids)))]]
+            crops.append(eval_crop(faces[cid], pose, light, rng, [other]))
+            truth.append(cid)
+    crops = np.stack(crops)
+    zero = CardClassifier(clf.model_path, deck=deck, threads=clf.threads).classify(crops)
+    t0 = time.perf_counter()
+    profile = enroll_folder(folder, folder / "manifest.csv", folder.name, clf)
+    enrol_s = time.perf_counter() - t0
+    enrolled_clf = CardClassifier(clf.model_path, profile=profile, threads=clf.threads)
+    # A frame holds ~20 cards; classify in frame-sized batches so the each-card-once
+    # assignment works on realistic groups (distinct cards, as on a real table).
+    right_e = right_z = 0
+    suit_z = 0
+    for s in range(0, len(crops), 20):
+        part = np.arange(s, min(s + 20, len(crops)))
+        res = enrolled_clf.classify(crops[part])
+        right_e += sum(a == truth[i] for a, i in zip(res.card_ids, part))
+    for a, t in zip(zero.card_ids, truth):
+        right_z += a == t
+        suit_z += a is not None and a.rpartition("-")[0] == t.rpartition("-")[0]
+    n = len(truth)
+    return {"zero-shot": [right_z, n], "zero-shot suit only": [suit_z, n],
+            "enrolled": [right_e, n], "enrol seconds": enrol_s}
+
+
+def speed(clf: CardClassifier, runs: int = 200) -> dict:
+    from companion.synth.faces import render_face
+    rng = np.random.default_rng(0)
+    cards = deck_cards(DeckKind.MUGHAL)
+    crops = np.stack([eval_crop(render_face(cards[i * 4], i % 8, 0, 112), "flat", "even", rng)
+                      for i in range(20)])
+    times = defaultdict(list)
+    for _ in range(20):
+        clf.classify(crops)
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        res = clf.classify(crops)
+        times["total"].append((time.perf_counter() - t0) * 1e3)
+        for k, v in res.timing_ms.items():
+            times[k].append(v)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def _pct(v) -> str:
+    return f"{100 * v[0] / max(v[1], 1):.2f}% ({v[0]}/{v[1]})"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    ap.add_argument("--n", type=int, default=4800, help="held-out crops of our own art")
+    ap.add_argument("--per-card", type=int, default=6, help="PySolFC test crops per card")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--update-model-card", action="store_true")
+    args = ap.parse_args(argv)
+    clf = CardClassifier(args.model, threads=args.threads)
+    t0 = time.time()
+    rows: list[tuple[str, str]] = []
+    ho = held_out(clf, args.n)
+    for k, v in sorted(ho.items(), key=lambda kv: (kv[0] != "all", kv[0])):
+        rows.append((f"own art, held-out seeds: {k}", _pct(v)))
+    card_acc = {"held-out own art (top-1)": _pct(ho["all"])}
+    for k in ho:
+        if k.startswith(("pose", "light", "style")):
+            card_acc[f"held-out own art, {k}"] = _pct(ho[k])
+    card_acc["face-down recognised"] = _pct(ho["face-down read as face-down"])
+    card_acc["not-a-card rejected"] = _pct(ho["not-a-card crops rejected"])
+    for deck in DeckKind:
+        r = pysol(clf, deck, args.per_card)
+        if r is None:
+            rows.append((f"PySolFC {deck.value}", f"skipped: {PYSOL[deck]} absent"))
+            continue
+        for k in ("zero-shot", "zero-shot suit only", "enrolled"):
+            rows.append((f"PySolFC {deck.value}: {k}", _pct(r[k])))
+            card_acc[f"PySolFC {deck.value} {k}"] = _pct(r[k])
+        rows.append((f"PySolFC {deck.value}: enrolment time", f"{r['enrol seconds']:.1f} s"))
+    sp = speed(clf)
+    for k, v in sp.items():
+        rows.append((f"batch of 20 crops: {k}", f"{v:.2f} ms"))
+    card_acc["batch of 20 crops, median ms (total)"] = round(sp["total"], 2)
+    w = max(len(r[0]) for r in rows)
+    print(f"{'measurement':{w}}  result")
+    print("-" * (w + 30))
+    for k, v in rows:
+        print(f"{k:{w}}  {v}")
+    print(f"\n({time.time() - t0:.0f} s; model {args.model.name}, "
+          f"{args.model.stat().st_size / 1e6:.2f} MB, onnxruntime threads {args.threads})")
+    if args.update_model_card:
+        card = load_model_card(args.model)
+        card["accuracy"] = card_acc
+        write_model_card(args.model, card)
+        print(f"updated {args.model.with_suffix('.json')} and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

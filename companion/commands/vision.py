@@ -1,0 +1,175 @@
+"""Vision verbs: `train`, `identify`, `enroll` (one small register function per verb)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from companion.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    for add in (_register_train, _register_identify, _register_enroll):
+        add(sub)
+    from companion.commands import vision_table  # `calibrate`, `replay` (the seeing half)
+    vision_table.register(sub)
+
+
+# -- train ---------------------------------------------------------------------------------
+
+def _register_train(sub) -> None:
+    p = sub.add_parser("train", help="train the card classifier on rendered art (needs the "
+                                     "[train] extra: torch)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="where to write the ONNX model (default: models/card_classifier.onnx)")
+    p.add_argument("--minutes", type=float, default=None, help="training time budget")
+    p.add_argument("--pool", type=int, default=None, help="how many training crops to render")
+    p.add_argument("--seeds", default=None, help="comma-separated render seeds, e.g. 0,1,2")
+    p.add_argument("--tiny", action="store_true",
+                   help="a seconds-long smoke run on a few cards (for CI)")
+    p.set_defaults(handler=_train)
+
+
+def _train(args: argparse.Namespace) -> int:
+    import dataclasses
+    try:
+        from companion import train as T
+    except ModuleNotFoundError as e:
+        raise UsageError(f"training needs {e.name}: pip install -e '.[train]'") from None
+    if args.tiny:
+        cfg = T.tiny_config(args.out or Path("models/tiny_classifier.onnx"))
+    else:
+        cfg = T.TrainConfig(**({"out": args.out} if args.out else {}))
+    changes = {}
+    if args.minutes is not None:
+        if args.minutes <= 0:
+            raise UsageError("--minutes must be positive")
+        changes["minutes"] = args.minutes
+    if args.pool is not None:
+        if args.pool < 2 * cfg.batch:
+            raise UsageError(f"--pool must be at least {2 * cfg.batch}")
+        changes["pool"] = args.pool
+    if args.seeds:
+        try:
+            changes["seeds"] = tuple(int(s) for s in args.seeds.split(","))
+        except ValueError:
+            raise UsageError(f"--seeds takes integers like 0,1,2, got {args.seeds!r}") from None
+    cfg = dataclasses.replace(cfg, **changes)
+    T.train(cfg, log=lambda m: print(m, flush=True))
+    return 0
+
+
+# -- identify ------------------------------------------------------------------------------
+
+def _register_identify(sub) -> None:
+    p = sub.add_parser("identify", help="list the cards seen in a still image")
+    p.add_argument("image", type=Path)
+    p.add_argument("--deck", default=None,
+                   help="a deck profile (.npz from `companion enroll`) or a deck kind: "
+                        "mughal, dashavatara")
+    p.add_argument("--model", type=Path, default=None)
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.set_defaults(handler=_identify)
+
+
+def _classifier(model: Path | None, deck: str | None):
+    from companion.cards import CardIdError, DeckKind
+    from companion.vision.classify import DEFAULT_MODEL, CardClassifier, ModelError
+    from companion.vision.enroll import ProfileError, load_profile
+    profile, kind = None, None
+    if deck:
+        if Path(deck).suffix == ".npz" or Path(deck).exists():
+            try:
+                profile = load_profile(Path(deck))
+            except ProfileError as e:
+                raise UsageError(str(e)) from None
+        else:
+            try:
+                kind = DeckKind.parse(deck)
+            except CardIdError as e:
+                raise UsageError(f"--deck: {e}; or give a profile .npz") from None
+    try:
+        return CardClassifier(model or DEFAULT_MODEL, deck=kind, profile=profile)
+    except ModelError as e:
+        raise UsageError(str(e)) from None
+
+
+def _identify(args: argparse.Namespace) -> int:
+    import cv2
+
+    from companion.cards import Card
+    from companion.vision.identify import find_cards
+    if not args.image.is_file():
+        raise UsageError(f"{args.image}: no such image file")
+    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UsageError(f"{args.image}: not an image OpenCV can read")
+    clf = _classifier(args.model, args.deck)
+    found = find_cards(image)
+    res = clf.classify(found.crops)
+    rows = []
+    for i in range(len(res)):
+        cid = res.card_ids[i]
+        kind = "card" if cid else ("face-down" if res.face_down[i] > res.not_card[i]
+                                   else "not a card")
+        rows.append({
+            "card": cid, "name": Card.parse(cid).name if cid else kind,
+            "suit": cid.rpartition("-")[0] if cid else None,
+            "rank": cid.rpartition("-")[2] if cid else None,
+            "confidence": round(float(res.confidence[i]), 4),
+            "position_px": [round(float(v), 1) for v in found.centres_px[i]],
+            "position_mm": ([round(float(v), 1) for v in found.centres_mm[i]]
+                            if found.centres_mm is not None else None),
+            "duplicate": bool(res.duplicates[i]) if len(res.duplicates) else False,
+            "candidates": [[c, round(p, 4)] for c, p in res.topk[i]],
+        })
+    if args.json:
+        json.dump({"image": str(args.image), "view": found.view, "cards": rows,
+                   "timing_ms": {k: round(v, 3) for k, v in res.timing_ms.items()}},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{args.image}: {sum(r['card'] is not None for r in rows)} cards "
+          f"({len(rows)} discs, {found.view} view)")
+    for r in rows:
+        where = r["position_mm"] or r["position_px"]
+        unit = "mm" if r["position_mm"] else "px"
+        flag = "  DUPLICATE?" if r["duplicate"] else ""
+        print(f"  {r['name']:24} {r['confidence']:6.3f}  at ({where[0]:.0f}, {where[1]:.0f}) "
+              f"{unit}{flag}")
+    return 0
+
+
+# -- enroll --------------------------------------------------------------------------------
+
+def _register_enroll(sub) -> None:
+    p = sub.add_parser("enroll", help="build a deck profile from one image per card")
+    p.add_argument("--deck-dir", type=Path, required=True, help="folder of card images")
+    p.add_argument("--manifest", type=Path, default=None,
+                   help="CSV with columns file,card (default: DECK_DIR/manifest.csv)")
+    p.add_argument("--name", required=True, help="profile name, e.g. mydeck")
+    p.add_argument("--out", type=Path, default=None,
+                   help="profile path (default: profiles/NAME.npz)")
+    p.add_argument("--model", type=Path, default=None)
+    p.set_defaults(handler=_enroll)
+
+
+def _enroll(args: argparse.Namespace) -> int:
+    from companion.vision.classify import DEFAULT_MODEL, CardClassifier, ModelError
+    from companion.vision.enroll import ProfileError, enroll_folder, save_profile
+    try:
+        clf = CardClassifier(args.model or DEFAULT_MODEL)
+    except ModelError as e:
+        raise UsageError(str(e)) from None
+    manifest = args.manifest or args.deck_dir / "manifest.csv"
+    try:
+        profile = enroll_folder(args.deck_dir, manifest, args.name, clf)
+    except ProfileError as e:
+        raise UsageError(str(e)) from None
+    out = args.out or Path("profiles") / f"{args.name}.npz"
+    save_profile(profile, out)
+    print(f"enrolled {len(profile.card_ids)} cards of a {profile.deck.value} deck as "
+          f"{args.name!r} -> {out}")
+    return 0

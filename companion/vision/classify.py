@@ -1,0 +1,247 @@
+"""Classification stage: a batch of card crops -> card ids, confidences, face-down, embeddings.
+
+One onnxruntime session runs the shipped model (``models/card_classifier.onnx``) on all the
+crops of a frame at once. The model has four heads: suit (18 suits, restricted to the deck
+in play by a mask), rank (12), kind (card / face-down / not a card) and an embedding. A
+card's probability is p(suit) * p(rank); the top three such products are the candidates the
+tracker shows when it is unsure.
+
+With a :class:`~companion.vision.enroll.DeckProfile` the reading changes to the user's own
+deck: nearest-match over the profile's embeddings and rotation-invariant templates, the
+deck-independent cues (pip count, colour), and the model heads, combined per card.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from companion.cards import Card, DeckKind, Rank, Suit, suits_of
+
+if TYPE_CHECKING:
+    from companion.vision.enroll import DeckProfile
+
+INPUT_PX = 64
+CROP_PX = 96
+TOP_K = 3
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx"
+
+
+class ModelError(RuntimeError):
+    """The model file or its model card is missing or does not fit this code."""
+
+
+class CropError(ValueError):
+    """Crops that are not an (N, H, W, 3) uint8 BGR batch."""
+
+
+def preprocess(crops: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR crops -> (N, 3, 64, 64) float32 in 0..255, as the model wants."""
+    crops = np.asarray(crops)
+    if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
+        raise CropError(f"crops must be an (N, H, W, 3) uint8 BGR array, got shape "
+                        f"{crops.shape} dtype {crops.dtype}")
+    n, h, w = crops.shape[:3]
+    if (h, w) == (INPUT_PX, INPUT_PX):
+        out = crops
+    elif n and (h, w) == (CROP_PX, CROP_PX):
+        # One resize of the crops stacked as a tall image: 96 -> 64 maps crop borders onto
+        # output rows exactly, so area averaging never mixes two crops, and it is one call.
+        tall = cv2.resize(crops.reshape(n * h, w, 3), (INPUT_PX, n * INPUT_PX),
+                          interpolation=cv2.INTER_AREA)
+        out = tall.reshape(n, INPUT_PX, INPUT_PX, 3)
+    else:
+        out = np.empty((n, INPUT_PX, INPUT_PX, 3), np.uint8)
+        for i in range(n):
+            out[i] = cv2.resize(crops[i], (INPUT_PX, INPUT_PX), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(out.transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+def card_path(model_path: Path) -> Path:
+    return Path(model_path).with_suffix(".json")
+
+
+def load_model_card(model_path: Path) -> dict:
+    p = card_path(model_path)
+    if not p.is_file():
+        raise ModelError(f"model card {p} is missing (it is written by `companion train`)")
+    return json.loads(p.read_text())
+
+
+def write_model_card(model_path: Path, card: dict) -> None:
+    """The JSON card beside the model, and its human-readable markdown twin."""
+    model_path = Path(model_path)
+    card_path(model_path).write_text(json.dumps(card, indent=2) + "\n")
+    model_path.with_suffix(".md").write_text(_card_markdown(card, model_path))
+
+
+def _card_markdown(card: dict, model_path: Path) -> str:
+    tr = card["training"]
+    rec = tr["recipe"]
+    size = model_path.stat().st_size / 1e6 if model_path.exists() else float("nan")
+    lines = [
+        f"# Model card: {card['name']}", "",
+        "Recognises round Ganjifa cards in 96x96 detector crops (disc centred, any rotation).",
+        "", "## Classes", "",
+        f"- suits ({len(card['classes']['suits'])}): {', '.join(card['classes']['suits'])}",
+        f"- ranks ({len(card['classes']['ranks'])}): {', '.join(card['classes']['ranks'])}",
+        f"- kind: {', '.join(card['classes']['kinds'])}",
+        f"- embedding: {card['embedding_dim']} floats, unit length", "",
+        "## Input and preprocessing", "",
+        (f"- input `{card['input']['name']}`: {card['input']['shape']} {card['input']['dtype']},"
+        f" {card['input']['colour']}, {card['input']['range']}"),
+        f"- {card['input']['preprocessing']}",
+        (f"- outputs: {', '.join(card['outputs'])} (logits; suit logits are masked to the deck"
+        " in play before the softmax)"), "",
+        "## Size", "",
+        f"- {card['parameters']:,} parameters, {size:.2f} MB ONNX", "",
+        "## Training recipe", "",
+        f"- data: {tr['data']}",
+        (f"- styles: {rec['styles'] or 'all'}; seeds {rec['seeds']}; faces rendered at "
+        f"{rec['face_px']} px"),
+        (f"- a pool of {rec['pool']} rendered crops, each pass turned by a random multiple of"
+        f" 90 degrees; {rec['minutes']} min budget (at most {rec['max_passes']} passes), batch"
+        f" {rec['batch']}, AdamW, warm-up + cosine lr peak {rec['lr']}, widths {rec['widths']}"),
+        ("- augmentation: full 360-degree rotation, scale/offset/perspective jitter, "
+        "neighbouring and covering cards, hands, light/white balance/gamma, glare, blur, "
+        "noise, low resolution, JPEG; negatives: card backs (face-down) and table/hand/edge "
+        f"crops (not a card), {rec['negative_share']:.0%} each"),
+        (f"- losses: cross-entropy on suit, rank, kind; cosine-margin classifier over the 216 "
+        f"cards on the embedding; trained in {tr['seconds'] / 60:.1f} min on "
+        f"{rec['threads']} CPU threads"),
+        f"- last epoch: {tr['history'][-1] if tr['history'] else 'n/a'}", "",
+        "## Measured accuracy", "",
+    ]
+    acc = card.get("accuracy") or {}
+    if not acc:
+        lines.append("Not measured yet: run `python benchmarks/bench_accuracy.py "
+                     "--update-model-card`.")
+    for key, value in acc.items():
+        lines.append(f"- {key}: {value}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Classifications:
+    """Parallel arrays, one entry per crop; ``card_ids[i]`` is None for face-down/not a card."""
+
+    card_ids: list[str | None]
+    confidence: np.ndarray  # float32 (N,): probability of the reported card (or of the kind)
+    face_down: np.ndarray  # float32 (N,)
+    not_card: np.ndarray  # float32 (N,)
+    topk: list[list[tuple[str, float]]]
+    embeddings: np.ndarray  # float32 (N, D)
+    duplicates: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # (N,) bool
+    timing_ms: dict[str, float] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.card_ids)
+
+
+@dataclass(frozen=True)
+class HeadOutputs:
+    """The model's raw reading of a batch, as probabilities."""
+
+    suit: np.ndarray  # (N, 18), zero outside the deck mask
+    rank: np.ndarray  # (N, 12)
+    kind: np.ndarray  # (N, 3)
+    embedding: np.ndarray  # (N, D)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class CardClassifier:
+    """``classify(crops)`` for a batch of 96x96 BGR crops; ``deck`` restricts the suits."""
+
+    def __init__(self, model_path: Path | str = DEFAULT_MODEL, deck: DeckKind | None = None,
+                 profile: DeckProfile | None = None, threads: int = 1):
+        import onnxruntime as ort
+
+        model_path = Path(model_path)
+        if not model_path.is_file():
+            raise ModelError(f"model {model_path} not found; train one with `companion train`")
+        self.model_path = model_path
+        self.threads = threads
+        self.card = load_model_card(model_path)
+        self.suits = tuple(Suit(s) for s in self.card["classes"]["suits"])
+        self.ranks = tuple(Rank.parse(r) for r in self.card["classes"]["ranks"])
+        if profile is not None:
+            deck = profile.deck
+        self.deck = deck
+        self.profile = profile
+        allowed = set(suits_of(deck)) if deck is not None else set(self.suits)
+        self.suit_mask = np.array([s in allowed for s in self.suits])
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model_path), so,
+                                            providers=["CPUExecutionProvider"])
+        self._card_ids = np.array([Card(s, r).id for s in self.suits for r in self.ranks])
+
+    def heads(self, crops: np.ndarray) -> tuple[HeadOutputs, dict[str, float]]:
+        t0 = time.perf_counter()
+        x = preprocess(crops)
+        t1 = time.perf_counter()
+        if len(x) == 0:
+            d = self.card["embedding_dim"]
+            empty = HeadOutputs(np.zeros((0, len(self.suits)), np.float32),
+                                np.zeros((0, len(self.ranks)), np.float32),
+                                np.zeros((0, 3), np.float32), np.zeros((0, d), np.float32))
+            return empty, {"preprocess": 0.0, "inference": 0.0}
+        suit, rank, kind, emb = self.session.run(None, {"crops": x})
+        t2 = time.perf_counter()
+        suit = np.where(self.suit_mask, suit, -np.inf)
+        out = HeadOutputs(_softmax(suit).astype(np.float32), _softmax(rank).astype(np.float32),
+                          _softmax(kind).astype(np.float32), emb.astype(np.float32))
+        return out, {"preprocess": (t1 - t0) * 1e3, "inference": (t2 - t1) * 1e3}
+
+    def classify(self, crops: np.ndarray) -> Classifications:
+        h, timing = self.heads(crops)
+        t0 = time.perf_counter()
+        chosen = None
+        if self.profile is not None:
+            from companion.vision.enroll import assign_once
+            ids, probs = self.profile.card_probabilities(crops, h)
+            card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
+            chosen, dup = assign_once(probs, card_rows)
+        else:
+            # p(card) = p(suit) * p(rank), laid out suit-major like self._card_ids.
+            probs = (h.suit[:, :, None] * h.rank[:, None, :]).reshape(len(h.suit), -1)
+            ids = self._card_ids
+            dup = np.zeros(len(probs), bool)
+        result = self._decode(h, probs, ids, dup, chosen)
+        timing["decode"] = (time.perf_counter() - t0) * 1e3
+        return Classifications(**result, timing_ms=timing)
+
+    def _decode(self, h: HeadOutputs, probs: np.ndarray, ids: np.ndarray,
+                dup: np.ndarray, chosen: np.ndarray | None) -> dict:
+        """Top-1 is the most probable card, or the assigned one when a profile assigned."""
+        n = len(probs)
+        card_ids: list[str | None] = []
+        conf = np.zeros(n, np.float32)
+        topk: list[list[tuple[str, float]]] = []
+        order = np.argsort(-probs, axis=1)[:, :TOP_K] if n else np.zeros((0, TOP_K), int)
+        for i in range(n):
+            p_card = float(h.kind[i, 0])
+            top = [(str(ids[j]), float(probs[i, j] * p_card)) for j in order[i]]
+            topk.append(top)
+            if int(np.argmax(h.kind[i])) == 0:
+                j = int(order[i][0]) if chosen is None or chosen[i] < 0 else int(chosen[i])
+                card_ids.append(str(ids[j]))
+                conf[i] = float(probs[i, j] * p_card)
+            else:
+                card_ids.append(None)
+                conf[i] = float(h.kind[i].max())
+        return {"card_ids": card_ids, "confidence": conf, "face_down": h.kind[:, 1].copy(),
+                "not_card": h.kind[:, 2].copy(), "topk": topk, "embeddings": h.embedding,
+                "duplicates": dup}

@@ -1,0 +1,511 @@
+"""Deck enrolment: learn a user's own deck from one image per card, then match against it.
+
+A :class:`DeckProfile` holds, per enrolled card:
+- embeddings of several rotated, lightly jittered views of the card (the model's fourth
+  head), so nearest-match works at any rotation;
+- a rotation-invariant polar template: the disc unrolled into (angle x radius) so a rotation
+  is a cyclic shift, matched against a crop by FFT cross-correlation over all shifts;
+- the pip count measured by :mod:`companion.vision.cues` (number cards);
+and per suit the mean colour signature.
+
+Recognition scores every (crop, enrolled card) pair by combining these with the model's
+suit and rank heads; a frame's crops are then assigned to cards so that each card is used
+at most once (each card exists once in a deck), and a crop whose best card was taken by a
+better-matching crop is flagged as a possible duplicate.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from companion.cards import Card, CardIdError, DeckKind, Suit
+from companion.vision import cues
+from companion.vision.crops import CROP_PX, GENTLE, place_card
+
+if TYPE_CHECKING:
+    from companion.vision.classify import CardClassifier, HeadOutputs
+
+POLAR_ANGLES, POLAR_RADII = 96, 28
+VIEWS = 12
+PROFILE_VERSION = 1
+
+
+class ProfileError(ValueError):
+    """A deck folder, manifest or profile file that cannot be used, with the reason."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How the evidence adds up into one score per (crop, card); a softmax turns it into p."""
+
+    embedding: float = 12.0  # x best cosine similarity among the card's views
+    template: float = 20.0  # x best normalised polar correlation
+    heads: float = 0.5  # x log p(suit) p(rank) from the model
+    pips: float = 0.6  # penalty per emblem of difference (number cards)
+    colour: float = 4.0  # x Hellinger distance to the suit's colour signature
+    fine: float = 30.0  # x aligned correlation where the suit's cards differ (top suits)
+    fine_suits: int = 2  # how many of the best-scoring suits get the fine comparison
+
+
+@dataclass(frozen=True)
+class DeckProfile:
+    name: str
+    deck: DeckKind
+    card_ids: tuple[str, ...]  # M enrolled cards
+    view_embeddings: np.ndarray  # (M * VIEWS, D) float32, card-major
+    templates: np.ndarray  # (M, 3, POLAR_ANGLES, POLAR_RADII) float32, normalised
+    pips: np.ndarray  # (M,) int: measured emblem count, -1 for court cards
+    suit_signatures: dict[str, np.ndarray]  # suit id -> colour signature
+    grey: np.ndarray  # (M, 96, 96) float32: each card's disc, turned to its suit's reference
+    suit_weights: dict[str, np.ndarray]  # suit id -> (96, 96) where its number cards differ
+    weights: Weights = Weights()
+
+    def card_probabilities(self, crops: np.ndarray, heads: HeadOutputs
+                           ) -> tuple[np.ndarray, np.ndarray]:
+        """(ids (M,), probabilities (N, M)) over the enrolled cards for each crop."""
+        return np.array(self.card_ids), _softmax(self.scores(crops, heads))
+
+    def scores(self, crops: np.ndarray, heads: HeadOutputs) -> np.ndarray:
+        w = self.weights
+        m = len(self.card_ids)
+        n = len(crops)
+        if n == 0:
+            return np.zeros((0, m), np.float32)
+        emb = heads.embedding @ self.view_embeddings.T  # (N, M * V)
+        s = w.embedding * emb.reshape(n, m, -1).max(axis=2)
+        s += w.template * polar_similarity(polar_templates(crops), self.templates)
+        suit_idx, rank_idx = self._head_index(heads)
+        p = heads.suit[:, suit_idx] * heads.rank[:, rank_idx]
+        s += w.heads * np.log(np.clip(p, 1e-6, 1.0))
+        counts = np.array([cues.pip_count(c) for c in crops])
+        is_number = self.pips >= 0
+        diff = np.abs(counts[:, None] - self.pips[None, :])
+        s -= w.pips * np.where(is_number[None, :], np.minimum(diff, 4), 0)
+        sigs = np.stack([cues.colour_signature(c) for c in crops])
+        suits = [cid.rpartition("-")[0] for cid in self.card_ids]
+        suit_sig = np.stack([self.suit_signatures[su] for su in suits])  # (M, H)
+        s -= w.colour * cues.signature_distance(sigs[:, None, :], suit_sig[None, :, :])
+        if w.fine:
+            s += w.fine * self._fine(crops, s, suits)
+        return s.astype(np.float32)
+
+    def _fine(self, crops: np.ndarray, coarse: np.ndarray, suits: list[str]) -> np.ndarray:
+        """Aligned comparison with every card of the best suits, weighted to where they differ.
+
+        Cards of one suit often share everything but a numeral or the pip count; this turns
+        the crop to the suit's reference card, centres it, and correlates it with each card
+        of the suit, mostly over the pixels where that suit's cards differ from each other.
+        Cards outside the best suits get the lowest fine score of the crop.
+        """
+        n, m = coarse.shape
+        fine = np.zeros((n, m), np.float32)
+        suit_arr = np.array(suits)
+        refs = {su: int(np.flatnonzero(suit_arr == su)[0]) for su in set(suits)}
+        q_grey = [_grey(c) for c in crops]
+        for i in range(n):
+            order = np.argsort(-coarse[i])
+            best_suits: list[str] = []
+            for j in order:
+                if suits[j] not in best_suits:
+                    best_suits.append(suits[j])
+                if len(best_suits) == self.weights.fine_suits:
+                    break
+            got = np.zeros(m, bool)
+            for su in best_suits:
+                members = np.flatnonzero(suit_arr == su)
+                aligned = _align(q_grey[i], self.grey[refs[su]])
+                box = _box(self.suit_weights[su])
+                for j in members:
+                    fine[i, j] = _local_match(aligned, self.grey[j], box)
+                got[members] = True
+            fine[i, ~got] = fine[i, got].min() if got.any() else 0.0
+        return fine
+
+    def _head_index(self, heads: HeadOutputs) -> tuple[np.ndarray, np.ndarray]:
+        suits = [s.value for s in Suit]
+        cards = [Card.parse(c) for c in self.card_ids]
+        return (np.array([suits.index(c.suit.value) for c in cards]),
+                np.array([int(c.rank) - 1 for c in cards]))
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+# -- rotation-invariant templates -----------------------------------------------------------
+
+def polar_templates(crops: np.ndarray) -> np.ndarray:
+    """(N, 96, 96, 3) BGR -> (N, 3, A, R) Lab polar images, each channel zero-mean unit-norm."""
+    out = np.empty((len(crops), 3, POLAR_ANGLES, POLAR_RADII), np.float32)
+    for i, crop in enumerate(crops):
+        n = crop.shape[0]
+        lab = cv2.cvtColor(cv2.GaussianBlur(crop, (0, 0), 1.2), cv2.COLOR_BGR2LAB)
+        polar = cv2.warpPolar(lab.astype(np.float32), (POLAR_RADII, POLAR_ANGLES),
+                              ((n - 1) / 2, (n - 1) / 2), 0.9 * n / 2,
+                              cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR)
+        p = polar.transpose(2, 0, 1)  # (3, A, R)
+        p = p - p.mean(axis=(1, 2), keepdims=True)
+        p /= np.linalg.norm(p.reshape(3, -1), axis=1)[:, None, None] + 1e-3
+        out[i] = p
+    return out
+
+
+def polar_similarity(query: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """Best normalised correlation over all rotations: (N, 3, A, R) x (M, ...) -> (N, M)."""
+    if len(query) == 0 or len(templates) == 0:
+        return np.zeros((len(query), len(templates)), np.float32)
+    qf = np.fft.rfft(query, axis=2)  # (N, 3, F, R)
+    tf = np.fft.rfft(templates, axis=2)
+    n, m, f = len(query), len(templates), qf.shape[2]
+    # For every frequency, one complex matmul over (channel, radius).
+    q = qf.transpose(2, 0, 1, 3).reshape(f, n, -1)
+    t = tf.transpose(2, 0, 1, 3).reshape(f, m, -1)
+    cross = q @ np.conj(t).transpose(0, 2, 1)  # (F, N, M)
+    corr = np.fft.irfft(cross.transpose(1, 2, 0), n=POLAR_ANGLES, axis=2)
+    return (corr.max(axis=2) / 3.0).astype(np.float32)
+
+
+def _disc(n: int = CROP_PX, frac: float = 0.92) -> np.ndarray:
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) - (n - 1) / 2
+    return (np.hypot(xx, yy) <= frac * n / 2).astype(np.float32)
+
+
+_DISC = _disc()
+
+
+def _grey(crop: np.ndarray) -> np.ndarray:
+    """Grey, lightly blurred, and contrast-normalised locally so that a shadow edge or a
+    dim corner changes little: (g - local mean) / local spread."""
+    g = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    mean = cv2.GaussianBlur(g, (0, 0), 5.0)
+    d = g - mean
+    spread = np.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5.0))
+    return d / (spread + 4.0)
+
+
+def _box(weights: np.ndarray, pad: int = 2) -> tuple[int, int, int, int]:
+    """(y0, y1, x0, x1) around where a suit's cards differ most."""
+    ys, xs = np.nonzero(weights > 0.3 * weights.max())
+    n = weights.shape[0]
+    return (max(0, ys.min() - pad), min(n, ys.max() + 1 + pad),
+            max(0, xs.min() - pad), min(n, xs.max() + 1 + pad))
+
+
+def _local_match(aligned: np.ndarray, template: np.ndarray, box, search: int = 5) -> float:
+    """Best correlation of the template's differing region within a few pixels of where it
+    should be in the aligned crop: residual perspective and scale move a rim numeral."""
+    y0, y1, x0, x1 = box
+    n = aligned.shape[0]
+    area = aligned[max(0, y0 - search):min(n, y1 + search), max(0, x0 - search):min(n, x1 + search)]
+    res = cv2.matchTemplate(area, template[y0:y1, x0:x1], cv2.TM_CCOEFF_NORMED)
+    return float(res.max())
+
+
+def _rotated(img: np.ndarray, degrees: float, shift=(0.0, 0.0), scale: float = 1.0
+             ) -> np.ndarray:
+    n = img.shape[0]
+    m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), degrees, scale)
+    m[:, 2] += shift
+    return cv2.warpAffine(img, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+
+
+ALIGN_SCALES = (0.93, 0.97, 1.0, 1.03, 1.07)
+
+
+def _align(query: np.ndarray, ref: np.ndarray, search: int = 5) -> np.ndarray:
+    """``query`` (grey) turned, scaled and shifted to best match ``ref``: the angle from the
+    polar correlation of the two, then a small scale and shift search
+    (the detector's crop can be a few per cent off in size and centre)."""
+    qp = _grey_polar(query)
+    rp = _grey_polar(ref)
+    corr = np.fft.irfft(np.fft.rfft(qp, axis=0) * np.conj(np.fft.rfft(rp, axis=0)),
+                        n=POLAR_ANGLES, axis=0).sum(axis=1)
+    core = ref[search:-search, search:-search]
+    best, best_args = -2.0, (0.0, (0, 0), 1.0)
+    # Symmetric emblems correlate almost as well half a turn (or a quarter) away, so the
+    # best few peaks are each tried; the full-image match decides.
+    for angle in _peak_angles(corr, 3):
+        for sc in ALIGN_SCALES:
+            res = cv2.matchTemplate(_rotated(query, angle, scale=sc), core,
+                                    cv2.TM_CCOEFF_NORMED)
+            _, score, _, loc = cv2.minMaxLoc(res)
+            if score > best:
+                best, best_args = score, (angle, (search - loc[0], search - loc[1]), sc)
+    a, shift, sc = best_args
+    return _rotated(query, a, shift, sc)
+
+
+def _peak_angles(corr: np.ndarray, k: int) -> list[float]:
+    """The angles (degrees, sub-bin) of the ``k`` highest circular local maxima of ``corr``."""
+    a = len(corr)
+    left, right = np.roll(corr, 1), np.roll(corr, -1)
+    peaks = np.flatnonzero((corr >= left) & (corr >= right))
+    peaks = peaks[np.argsort(-corr[peaks])][:k]
+    out = []
+    for p in peaks:
+        y0, y1, y2 = corr[p - 1], corr[p], corr[(p + 1) % a]
+        den = y0 - 2 * y1 + y2
+        frac = 0.5 * (y0 - y2) / den if den != 0 else 0.0
+        out.append(float((p + frac) * 360.0 / a))
+    return out
+
+
+def _grey_polar(g: np.ndarray) -> np.ndarray:
+    n = g.shape[0]
+    p = cv2.warpPolar(g, (POLAR_RADII, POLAR_ANGLES), ((n - 1) / 2, (n - 1) / 2), 0.9 * n / 2,
+                      cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR)
+    p = p - p.mean()
+    return p / (np.linalg.norm(p) + 1e-3)
+
+
+def _suit_references(ids: tuple[str, ...], greys: np.ndarray
+                     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Each card turned to its suit's first card, and per suit a weight map that is high
+    where the suit's number cards differ (and a little everywhere on the disc)."""
+    suits = [cid.rpartition("-")[0] for cid in ids]
+    out = greys.copy()
+    weights: dict[str, np.ndarray] = {}
+    for su in dict.fromkeys(suits):
+        members = [j for j, s in enumerate(suits) if s == su]
+        ref = greys[members[0]]
+        for j in members[1:]:
+            out[j] = _align(greys[j], ref)
+        # Number cards of a suit often differ only in a numeral or in their pips: the
+        # weight map (and the fine comparison) looks there.
+        numbers = [j for j in members if not Card.parse(ids[j]).rank.is_face]
+        if len(numbers) >= 2:
+            std = out[numbers].std(axis=0)
+            std = cv2.GaussianBlur(std, (0, 0), 2.0)
+            wmap = np.clip(std / (0.35 * std.max() + 1e-6), 0.0, 1.0)
+        else:
+            wmap = np.ones_like(ref)
+        weights[su] = ((0.002 + wmap) * _DISC).astype(np.float32)
+    return out, weights
+
+
+# -- assignment: each card once per frame --------------------------------------------------
+
+def hungarian(cost: np.ndarray) -> np.ndarray:
+    """Minimum-cost assignment of rows to distinct columns (rows <= columns).
+
+    Returns the column of each row. The classic O(n^2 m) potentials method.
+    """
+    n, m = cost.shape
+    if n > m:
+        raise ValueError("more rows than columns: cannot give every row its own column")
+    u, v = np.zeros(n + 1), np.zeros(m + 1)
+    p = np.zeros(m + 1, int)  # p[j]: row (1-based) matched to column j
+    way = np.zeros(m + 1, int)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = np.full(m + 1, np.inf)
+        used = np.zeros(m + 1, bool)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            cur = cost[i0 - 1] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (cur < minv[1:])
+            minv[1:][better] = cur[better]
+            way[1:][better] = j0
+            cand = np.where(free, minv[1:], np.inf)
+            j1 = int(np.argmin(cand)) + 1
+            delta = cand[j1 - 1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[1:][free] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    col = np.full(n, -1)
+    for j in range(1, m + 1):
+        if p[j]:
+            col[p[j] - 1] = j - 1
+    return col
+
+
+def assign_once(probs: np.ndarray, rows: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Give each crop in ``rows`` (default: all) its own card, maximising the joint log-p.
+
+    Returns (card index per crop, -1 for crops not assigned; duplicate flag per crop). A
+    crop is flagged when its own best card went to another crop that matches it better.
+    """
+    n, m = probs.shape
+    rows = np.arange(n) if rows is None else np.asarray(rows)
+    chosen = np.full(n, -1)
+    dup = np.zeros(n, bool)
+    if len(rows) == 0:
+        return chosen, dup
+    use = rows[:m]  # more crops than cards: the extra ones cannot all be distinct cards
+    cost = -np.log(np.clip(probs[use], 1e-9, 1.0))
+    chosen[use] = hungarian(cost)
+    best = probs[rows].argmax(axis=1)
+    for k, r in enumerate(rows):
+        dup[r] = chosen[r] != best[k] or np.sum(best == best[k]) > 1 and chosen[r] < 0
+    return chosen, dup
+
+
+# -- building a profile --------------------------------------------------------------------
+
+def card_crop(image: np.ndarray) -> np.ndarray:
+    """A 96x96 BGR crop of the one card in ``image`` (BGRA with transparency, or BGR)."""
+    if image.ndim == 3 and image.shape[2] == 4:
+        ys, xs = np.nonzero(image[..., 3] > 127)
+        if len(xs) == 0:
+            raise ProfileError("the image is fully transparent")
+        x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
+        face = image[y0:y1, x0:x1]
+        a = face[..., 3:4].astype(np.float32) / 255
+        grey = np.full(face.shape[:2] + (3,), 128, np.float32)
+        bgr = (face[..., :3] * a + grey * (1 - a)).astype(np.uint8)
+    elif image.ndim == 3 and image.shape[2] == 3:
+        bgr = _largest_disc(image)
+    else:
+        raise ProfileError(f"expected a colour image, got shape {image.shape}")
+    return cv2.resize(bgr, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA)
+
+
+def _largest_disc(image: np.ndarray) -> np.ndarray:
+    """The square around the largest circle in a photo of one card (else the centre square)."""
+    h, w = image.shape[:2]
+    grey = cv2.medianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 5)
+    circles = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, 1.5, min(h, w) / 2, param1=120,
+                               param2=40, minRadius=int(min(h, w) * 0.25),
+                               maxRadius=int(min(h, w) * 0.55))
+    if circles is not None:
+        x, y, r = max(circles[0], key=lambda c: c[2])
+        x0, y0 = int(max(0, x - r)), int(max(0, y - r))
+        x1, y1 = int(min(w, x + r)), int(min(h, y + r))
+        if x1 - x0 > 8 and y1 - y0 > 8:
+            return image[y0:y1, x0:x1]
+    s = min(h, w)
+    return image[(h - s) // 2:(h - s) // 2 + s, (w - s) // 2:(w - s) // 2 + s]
+
+
+def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClassifier,
+                  seed: int = 0) -> DeckProfile:
+    """A profile from one image per card id (BGRA face or BGR photo)."""
+    if not images:
+        raise ProfileError("no card images to enrol")
+    cards = []
+    for cid in images:
+        try:
+            cards.append(Card.parse(cid))
+        except CardIdError as e:
+            raise ProfileError(str(e)) from None
+    decks = {c.deck for c in cards}
+    if len(decks) != 1:
+        raise ProfileError(f"a profile is one deck; these cards mix {sorted(d.value for d in decks)}")
+    if len(set(cards)) != len(cards):
+        raise ProfileError("a card appears twice in the manifest")
+    rng = np.random.default_rng(seed)
+    ids = tuple(c.id for c in cards)
+    crops = np.stack([card_crop(images[cid]) for cid in ids])
+    views = []
+    for cid in ids:
+        face = _as_face(images[cid])
+        views.extend(place_card(face, rng, GENTLE) for _ in range(VIEWS))
+    heads, _ = classifier.heads(np.stack(views))
+    pips = np.array([cues.pip_count(c) if not Card.parse(cid).rank.is_face else -1
+                     for c, cid in zip(crops, ids)])
+    sigs: dict[str, list[np.ndarray]] = {}
+    for c, card in zip(crops, cards):
+        sigs.setdefault(card.suit.value, []).append(cues.colour_signature(c))
+    grey, suit_weights = _suit_references(ids, np.stack([_grey(c) for c in crops]))
+    return DeckProfile(name=name, deck=decks.pop(), card_ids=ids,
+                       view_embeddings=heads.embedding.astype(np.float32),
+                       templates=polar_templates(crops), pips=pips,
+                       suit_signatures={k: np.mean(v, axis=0) for k, v in sigs.items()},
+                       grey=grey, suit_weights=suit_weights)
+
+
+def _as_face(image: np.ndarray) -> np.ndarray:
+    """A BGRA round face for the view generator: photos get a circular alpha."""
+    crop = card_crop(image)
+    alpha = np.zeros(crop.shape[:2], np.uint8)
+    cv2.circle(alpha, (CROP_PX * 8, CROP_PX * 8), (CROP_PX // 2) * 16, 255, -1, cv2.LINE_AA, 4)
+    if image.ndim == 3 and image.shape[2] == 4:
+        a = cv2.resize(image[..., 3], (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA)
+        alpha = np.minimum(alpha, a)
+    return np.dstack([crop, alpha])
+
+
+def read_manifest(manifest: Path) -> list[tuple[str, str]]:
+    if not manifest.is_file():
+        raise ProfileError(f"manifest {manifest} not found (a CSV with columns file,card)")
+    with manifest.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        if not reader.fieldnames or {"file", "card"} - set(reader.fieldnames):
+            raise ProfileError(f"{manifest}: expected columns file,card, got {reader.fieldnames}")
+        return [(r["file"].strip(), r["card"].strip()) for r in reader]
+
+
+def enroll_folder(deck_dir: Path, manifest: Path, name: str,
+                  classifier: CardClassifier) -> DeckProfile:
+    """`companion enroll`: every manifest row but the back, one image per card."""
+    if not deck_dir.is_dir():
+        raise ProfileError(f"{deck_dir}: not a folder")
+    images = {}
+    for file, cid in read_manifest(manifest):
+        if cid == "back":
+            continue
+        path = deck_dir / file
+        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if img is None:
+            raise ProfileError(f"{path}: missing or not an image")
+        if img.ndim == 2:
+            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+        images[cid] = img
+    return enroll_images(images, name, classifier)
+
+
+def save_profile(profile: DeckProfile, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"version": PROFILE_VERSION, "name": profile.name, "deck": profile.deck.value,
+            "card_ids": list(profile.card_ids), "views": VIEWS,
+            "suits": sorted(profile.suit_signatures)}
+    np.savez_compressed(
+        path, meta=np.array(json.dumps(meta)), view_embeddings=profile.view_embeddings,
+        templates=profile.templates.astype(np.float16), pips=profile.pips,
+        suit_signatures=np.stack([profile.suit_signatures[s] for s in meta["suits"]]),
+        grey=profile.grey.astype(np.float16),
+        suit_weights=np.stack([profile.suit_weights[s] for s in meta["suits"]]).astype(
+            np.float16))
+
+
+def load_profile(path: Path) -> DeckProfile:
+    if not path.is_file():
+        raise ProfileError(f"deck profile {path} not found (make one with `companion enroll`)")
+    try:
+        z = np.load(path, allow_pickle=False)
+        meta = json.loads(str(z["meta"]))
+        if meta.get("version") != PROFILE_VERSION:
+            raise ProfileError(f"{path}: profile version {meta.get('version')}, this code "
+                               f"reads {PROFILE_VERSION}; enrol the deck again")
+        return DeckProfile(
+            name=meta["name"], deck=DeckKind.parse(meta["deck"]),
+            card_ids=tuple(meta["card_ids"]),
+            view_embeddings=z["view_embeddings"].astype(np.float32),
+            templates=z["templates"].astype(np.float32), pips=z["pips"].astype(int),
+            suit_signatures=dict(zip(meta["suits"], z["suit_signatures"].astype(np.float32))),
+            grey=z["grey"].astype(np.float32),
+            suit_weights=dict(zip(meta["suits"], z["suit_weights"].astype(np.float32))))
+    except (OSError, KeyError, ValueError) as e:
+        if isinstance(e, ProfileError):
+            raise
+        raise ProfileError(f"{path}: not a deck profile ({e})") from None
