@@ -60,6 +60,8 @@ def demo_playlist(seed: int = 7) -> list[DemoGame]:
             if VIDEO_FORMAT not in path.open().read(200):
                 continue
             d = json.loads(path.read_text())
+            if d.get("hard"):
+                continue
             rec = d["record"]
             n = int(d.get("filmed_moves", len(rec["moves"])))
             moves = tuple(Move.from_json(m) for m in rec["moves"][:n])
@@ -152,6 +154,7 @@ class RecordFeed:
             raise ValueError(f"demo speed must be positive, got {speed}")
         self.playlist, self.fps, self.speed = playlist, fps, speed
         self.frames_per_move = max(1, int(seconds_per_move * fps))
+        self.nominal_fps = fps * speed
         self.pause_frames = int(pause_s * fps)
 
     def items(self) -> Iterator[FeedItem]:
@@ -225,7 +228,8 @@ def open_feed(spec: str, demo_seed: int = 7, demo_speed: float = 1.0):
         videos = fixture_videos()
         if reason is None and videos:
             return VisionFeed("demo", videos)
-        feed = RecordFeed(demo_playlist(demo_seed), speed=demo_speed)
+        feed = GroundTruthFeed(videos, demo_speed) if videos else \
+            RecordFeed(demo_playlist(demo_seed), speed=demo_speed)
         feed.label = f"{DEMO_LABEL} (the vision pipeline is off: " \
                      f"{reason or 'no filmed games in fixtures/'})"
         return feed
@@ -245,3 +249,73 @@ def vision_reason() -> str | None:
         from companion.web.vision_feed import vision_available
         _vision_reason.append(vision_available())
     return _vision_reason[0]
+
+
+class GroundTruthFeed:
+    """The filmed fixture games with their ground truth as the "reading": the real video,
+    the cards drawn where the renderer put them, and each move at the frame it became true.
+    This is the demo when no model is shipped; it is labelled so."""
+
+    realtime = False
+
+    def __init__(self, videos, speed: float = 1.0):
+        if not videos:
+            raise ValueError("no filmed games in fixtures/")
+        self.videos, self.speed = videos, speed
+        self.label = DEMO_LABEL
+        self.fps = 30.0 * speed  # nominal frames per wall-clock second
+
+    def items(self) -> Iterator[FeedItem]:
+        offset, media_t = 0, 0.0
+        for v in self.videos:
+            d = json.loads(v.meta.read_text())
+            fps = float(d.get("fps", 30)) * self.speed
+            h = np.array(d["camera"]["homography_mm_to_px"], float)
+            zones = _video_zones(v.game, h)
+            at: dict[int, list[Observation]] = {}
+            for m in d["moves"]:
+                at.setdefault(int(m["frame"]), []).append(
+                    Observation("move", Move.from_json(m["move"]), context={"frame": m["frame"]
+                                                                            + offset}))
+            cap = cv2.VideoCapture(str(v.video))
+            try:
+                i = 0
+                start = (Observation("start", context={"game": v.game, "players": v.players,
+                                                       "options": v.options}),)
+                while True:
+                    ok, img = cap.read()
+                    if not ok:
+                        break
+                    truth = d["frame_truth"][i] if i < len(d["frame_truth"]) else []
+                    cards = tuple(CardOverlay((r[2], r[3]), r[4], Card.parse(r[0]).name, 1.0)
+                                  for r in truth if r[0] and r[6] and r[5] > 0.5)
+                    obs = start + tuple(at.get(i, ()))
+                    start = ()
+                    yield FeedItem(img, offset + i, media_t + i / fps, zones, cards, obs)
+                    i += 1
+            finally:
+                cap.release()
+            offset, media_t = offset + i, media_t + i / fps
+            result = d["record"].get("result") if d.get("complete") else None
+            yield FeedItem(None, offset, media_t,
+                           observations=(Observation("end", context=dict(result or {})),))
+            offset += 1
+
+    def close(self) -> None:
+        pass
+
+
+def _video_zones(game: str, h: np.ndarray) -> tuple[tuple[str, np.ndarray], ...]:
+    try:
+        layout = load_layout(game)
+    except LayoutError:
+        return ()
+    r = load_mat().card_diameter_mm / 2 * 1.15
+    out = []
+    for z in layout.zones:
+        x, y = z.center_mm
+        sq = np.array([[x - r, y - r, 1], [x + r, y - r, 1], [x + r, y + r, 1],
+                       [x - r, y + r, 1]]).T
+        px = h @ sq
+        out.append((z.label, (px[:2] / px[2]).T.astype(np.float32)))
+    return tuple(out)

@@ -386,10 +386,16 @@ class TableSession:
             out: dict[str, Any] = {"version": self.version, "session": self.session_id,
                                    "camera": self.camera.to_json(), "game": None}
             if live is None:
+                games = self.store.games(self.session_id)
+                if games:  # the table shows how the last game ended until the next begins
+                    last = games[-1]
+                    out["last"] = {"game": last.game, "number": last.number,
+                                   "title": get_game(last.game).TITLE,
+                                   "result": (last.result or {}).get("text", "")}
                 return out
             row = self.store.game(live.game_id)
-            moves = [{"id": e.id, "seq": e.seq, "text": str(Move.from_json(e.payload["move"])),
-                      **e.payload} for e in live.move_events]
+            moves = [{"id": e.id, "seq": e.seq, "text": _move_text(e.payload), **e.payload}
+                     for e in live.move_events]
             ref = live.referee
             turn = _call_or_attr(ref, ("current_player", "to_play", "turn"))
             if live.manual_state is not None:
@@ -403,6 +409,14 @@ class TableSession:
                            "zones": zone_cards(live.move_events, ref, live.module),
                            "pending": [p.to_json() for p in self.store.pending(live.game_id)]}
             return out
+
+
+def _move_text(payload: dict[str, Any]) -> str:
+    """The move in words: the referee's own sentence when it made one."""
+    events = payload.get("ruling", {}).get("events", [])
+    if events and payload.get("ruling", {}).get("verdict") != "illegal":
+        return events[0]["text"]
+    return str(Move.from_json(payload["move"]))
 
 
 def _call_or_attr(obj: Any, names: tuple[str, ...]) -> Any:

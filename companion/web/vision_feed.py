@@ -34,6 +34,7 @@ class VisionUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class GameVideo:
+    meta: Path
     video: Path
     game: str
     players: int
@@ -56,12 +57,12 @@ def fixture_videos(root: Path = REPO / "fixtures") -> list[GameVideo]:
         except (OSError, ValueError):
             continue
         video = meta.parent / d.get("video", "")
-        if not video.is_file() or video.suffix.lower() not in VIDEO_SUFFIXES:
-            continue
+        if not video.is_file() or video.suffix.lower() not in VIDEO_SUFFIXES or d.get("hard"):
+            continue  # the hard videos are for the benchmarks, not for a first look
         rec = d.get("record", {})
         frames = tuple((e["kind"], int(e["frame"])) for m in d.get("moves", [])
                        for e in m.get("events", []) if "frame" in e)
-        out.append(GameVideo(video, d["game"], int(d["players"]),
+        out.append(GameVideo(meta, video, d["game"], int(d["players"]),
                              dict(rec.get("options") or {}), frames))
     order = {"kendra-kari": 0, "ganjifa": 1}
     return sorted(out, key=lambda v: (order.get(v.game, 9), str(v.video)))
@@ -100,6 +101,7 @@ class VisionFeed:
             "demo: the vision pipeline watching a filmed game" if self.videos
             else f"video: {Path(source).name}")
         self.game, self.players, self.options = game, players, options or {}
+        self.fps = 30.0  # the fixture videos' rate; a camera runs at its own
         self._lock = threading.Lock()
         self.referee = None
         # () -> (game id, game, players, options) of the table's game, or None

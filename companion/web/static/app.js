@@ -29,7 +29,8 @@ const seatName = (g, s) => (g && g.seats && g.seats[s]) || `Player ${s + 1}`;
 // ---- shared: status line, announcements, speech ----------------------------------------
 const App = { state: null, listeners: [], annListeners: [] };
 function flash(text) {
-  const d = el("div", {}, text); $("#flash").append(d); setTimeout(() => d.remove(), 3500);
+  const box = $("#flash"); box.innerHTML = "";
+  const d = el("div", {}, text); box.append(d); setTimeout(() => d.remove(), 2500);
 }
 function speak(text) {
   if (!$("#speak") || !$("#speak").checked || !window.speechSynthesis) return;
@@ -43,7 +44,8 @@ async function refreshState() {
   const dl = $("#demo-label"); dl.hidden = !cam.demo_label; dl.textContent = cam.demo_label || "";
   const n = App.state.game ? App.state.game.pending.length : 0;
   const b = $("#pending-badge"); if (b) { b.hidden = n === 0; b.textContent = n; }
-  App.listeners.forEach((f) => f(App.state));
+  // a page part that cannot refresh (server restarting) waits for the next change
+  App.listeners.forEach((f) => Promise.resolve().then(() => f(App.state)).catch(() => {}));
 }
 let lastAnn = 0, primed = false;
 function connect() {
@@ -67,9 +69,10 @@ async function layoutOf(game) {
 function cardLabel(id) { const [s, r] = [id.slice(0, id.lastIndexOf("-")), id.slice(id.lastIndexOf("-") + 1)]; return { suit: s, rank: r === "vizier" ? "V" : r === "raja" ? "R" : r }; }
 async function drawTable(st) {
   const g = st.game;
-  $("#game-title").textContent = g ? `${g.title} · round ${g.number}` : "No game yet — choose one on Setup";
+  const last = st.last;
+  $("#game-title").textContent = g ? `${g.title} · round ${g.number}` : last ? `${last.title} · round ${last.number} · finished` : "No game yet — choose one on Setup";
   const svg = $("#diagram"); svg.innerHTML = "";
-  if (!g) { $("#turn").textContent = ""; $("#hands").innerHTML = ""; return; }
+  if (!g) { $("#turn").textContent = last ? last.result : ""; $("#hands").innerHTML = ""; return; }
   $("#turn").textContent = g.turn !== null && g.turn !== undefined ? `To play: ${seatName(g, g.turn)}` : `${g.move_count} moves seen`;
   const lay = await layoutOf(g.game);
   if (lay) for (const z of lay.zones) {
