@@ -137,7 +137,8 @@ class TableReferee:
             # The move does not fit the table at all; the picture waits for it to be taken
             # back (undo) and is otherwise unchanged.
             self.picture = replace(pic, step=step)
-            return Ruling(move, Verdict.ILLEGAL, wrong, (_withdraw(wrong, move.player, move),))
+            return Ruling(move, Verdict.ILLEGAL, wrong,
+                          (_withdraw(wrong, move.player, move.cards),))
         errors = _known_errors(pic, move)
         calls, claims = _refute(pic, move)
         t = pic.table
@@ -171,16 +172,20 @@ class TableReferee:
             # A withheld card is the holder's error; every other claim is its maker's.
             offenders = [seat] * len(errors) + [seat if c.kind in ("called", "target")
                                                 else c.seat for _, c in calls]
+            # The card each call is about: the move's own, or the earlier claim's.
+            about = [move.cards] * len(errors) + [(c.card,) if c.card else move.cards
+                                                  for _, c in calls]
             return Ruling(move, Verdict.ILLEGAL, reasons[0],
-                          tuple(_withdraw(r, o, move) for r, o in zip(reasons, offenders))
+                          tuple(_withdraw(r, o, cs)
+                                for r, o, cs in zip(reasons, offenders, about))
                           + tuple(events))
         if doubt:
             return Ruling(move, Verdict.UNVERIFIABLE, doubt, tuple(events))
         return Ruling(move, Verdict.LEGAL, "", tuple(events))
 
 
-def _withdraw(reason: str, offender: int, move: Move):
-    return announcement("withdraw", f"Error: {reason}", offender, move.cards)
+def _withdraw(reason: str, offender: int, cards: tuple[Card, ...]):
+    return announcement("withdraw", f"Error: {reason}", offender, cards)
 
 
 def _impossible(pic: Picture, m: Move) -> str:

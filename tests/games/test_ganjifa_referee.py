@@ -100,7 +100,8 @@ def test_a_led_card_beaten_by_another_player_proves_a_beatable_lead():
     assert i == len(moves) + 1  # called when the higher card lands, not before
     assert rulings[len(moves)].verdict is Verdict.LEGAL
     assert "a beatable card was led" in r.reason and f"withdraw move {len(moves) + 1}" in r.reason
-    assert any(e.kind == "withdraw" and e.player == lead.player for e in r.events)
+    assert any(e.kind == "withdraw" and e.player == lead.player and e.cards == lead.cards
+               for e in r.events)
 
 
 def test_a_deni_while_another_player_holds_a_card_above_the_called_one():
@@ -165,7 +166,7 @@ def test_a_called_card_not_played_is_called_when_its_holder_shows_it():
     assert i == len(more) - 1
     assert "did not play it: the called-for card must be played" in r.reason
     assert f"Deni at move {len(moves) + 1}" in r.reason
-    assert r.events[0].player == holder
+    assert r.events[0].player == holder and r.events[0].cards == (called,)
 
 
 def test_a_wrong_count_of_follow_cards_is_caught():
