@@ -48,12 +48,18 @@ class Placed:
     rotation: float
 
 
-def seat_angle(game: str, seat: int, players: int) -> float:
-    """Seat 0 sits at the bottom edge. Kendra Kari seats go clockwise (ruling
-    *seats-clockwise*); the trick game's layout puts them anticlockwise."""
-    step = 360.0 / players
-    sign = 1 if game == "kendra-kari" else -1
-    return math.radians(90.0 + sign * step * seat)
+def seat_angle(layout: Layout, seat: int, players: int) -> float:
+    """Where seat ``seat`` sits, as an angle around the mat's centre (y down).
+
+    Layouts with per-seat zones (the trick games) place the seat behind its zones; shared
+    layouts (Kendra Kari) seat players clockwise from the bottom edge, as the ruling
+    *seats-clockwise* has them."""
+    cx, cy = MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2
+    own = [z.center_mm for z in layout.zones if z.seat == seat]
+    if own:
+        x, y = np.mean(own, axis=0)
+        return math.atan2(y - cy, x - cx)
+    return math.radians(90.0 + 360.0 / players * seat)
 
 
 class Director:
@@ -72,7 +78,7 @@ class Director:
         cx, cy = MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2
         self.seats = []
         for s in range(players):
-            a = seat_angle(game, s, players)
+            a = seat_angle(layout, s, players)
             shoulder = (cx + 560 * math.cos(a), cy + 470 * math.sin(a))
             rest = (cx + 420 * math.cos(a), cy + 350 * math.sin(a))
             hand = Hand(shoulder, rest, SKINS[s % len(SKINS)], SLEEVES[s % len(SLEEVES)],
