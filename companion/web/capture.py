@@ -170,7 +170,7 @@ class CaptureThread(threading.Thread):
 
     def _consume(self, feed: Feed) -> None:
         start_wall, start_media = time.monotonic(), None
-        last_fps_t, last_fps_n = time.monotonic(), 0
+        last_fps_t, last_fps_n = time.monotonic(), self.frames
         for item in feed.items():
             if self._halt.is_set():
                 return

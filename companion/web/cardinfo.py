@@ -52,6 +52,11 @@ def game_info(module: Any) -> dict[str, Any]:
             "options": options, "doc": (module.__doc__ or "").strip().split("\n\n")[0]}
 
 
+# Number cards are called by their Hindi numerals at the table; the faces by title.
+_HINDI = {1: "ek", 2: "do", 3: "teen", 4: "chaar", 5: "paanch", 6: "chhah", 7: "saat",
+          8: "aath", 9: "nau", 10: "das"}
+
+
 def _rank_order_of(options: Any) -> RankOrder:
     for name in ("rank_order", "order", "ranks"):
         value = getattr(options, name, None)
@@ -69,7 +74,7 @@ def card_info(card_id: str, game: str = "", order: str = "") -> dict[str, Any]:
     ladder = ranks_high_to_low(card.suit, rank_order)
     out: dict[str, Any] = {
         "id": card.id, "name": card.name,
-        "indian_name": f"{card.rank.indian_name} of {card.suit.title}",
+        "indian_name": f"{_HINDI.get(card.rank.value, card.rank.indian_name)} · {card.suit.title}",
         "suit": card.suit.value, "suit_english": info.english, "emblem": info.symbol,
         "colour": info.colour, "rgb": list(info.rgb), "deck": info.deck.value,
         "rank": card.rank.english, "is_face": card.rank.is_face, "weak_suit": info.weak,
@@ -216,6 +221,8 @@ def manual_view(module: Any, state: Any) -> dict[str, Any]:
         value = getattr(state, name, None)
         if isinstance(value, (tuple, list)) and all(isinstance(v, int) for v in value):
             view["pits"] = list(value)
+            neutral = getattr(module, "NEUTRAL", ())
+            view["neutral"] = list(neutral) if isinstance(neutral, tuple) else []
             break
     stores = getattr(state, "stores", None) or getattr(state, "captured", None)
     if isinstance(stores, (tuple, list)) and all(isinstance(v, int) for v in stores):

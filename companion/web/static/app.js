@@ -310,8 +310,24 @@ async function drawManual(st) {
   if (!g || !g.manual) { $("#m-turn").textContent = g ? "The current game is followed by the camera." : ""; return; }
   let legal; try { legal = await api("/api/legal"); } catch (e) { $("#m-turn").textContent = e.message; return; }
   const v = legal.view;
-  if (v.pits) v.pits.forEach((n, i) => $("#m-board").append(el("div", { class: "pit", title: `hole ${i}` }, n)));
-  if (v.stores) v.stores.forEach((n, i) => $("#m-board").append(el("div", { class: "pit store", title: `store of ${seatName(g, i)}` }, n)));
+  if (v.pits) {
+    // two rows, sown anticlockwise: the first half along the bottom, the rest back along the top
+    const half = Math.ceil(v.pits.length / 2), board = $("#m-board");
+    const byHole = {}; legal.moves.forEach((m) => { if (m.move.target !== undefined) byHole[m.move.target] = m; });
+    const pit = (i) => {
+      const m = byHole[String(i)];
+      const d = el("div", { class: `pit${(v.neutral || []).includes(i) ? " neutral" : ""}${m ? " playable" : ""}`, title: `hole ${i}` }, v.pits[i]);
+      if (m) d.onclick = async () => { try { await api("/api/move", { json: { move: m.move } }); } catch (e) { flash(e.message); } };
+      return d;
+    };
+    const top = el("div", { class: "pit-row" }), bottom = el("div", { class: "pit-row" });
+    for (let i = v.pits.length - 1; i >= half; i--) top.append(pit(i));
+    for (let i = 0; i < half; i++) bottom.append(pit(i));
+    const rows = el("div", { class: "pit-rows" }, top, bottom);
+    if (v.stores) { board.append(el("div", { class: "pit store", title: `captured by ${seatName(g, 1)}` }, `${seatName(g, 1)}: ${v.stores[1]}`)); }
+    board.append(rows);
+    if (v.stores) { board.append(el("div", { class: "pit store", title: `captured by ${seatName(g, 0)}` }, `${seatName(g, 0)}: ${v.stores[0]}`)); }
+  }
   if (v.hand) v.hand.forEach((c) => $("#m-hand").append(el("span", {}, c)));
   $("#m-turn").textContent = v.over ? "" : `${seatName(g, legal.player)} to play`;
   $("#m-result").textContent = v.over && v.result ? v.result.text : "";
