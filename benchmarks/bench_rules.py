@@ -1,7 +1,8 @@
 """Rules-engine speed: complete random games per second and moves per second, one core.
 
 A random game is the engine's own loop: legal_moves -> pick one at random -> apply, from
-the seeded deal to the end. Usage:
+the seeded deal to the end. Rates are per second of this process's CPU time on one core
+(so other load on the machine does not distort them). Usage:
 
     .venv/bin/python benchmarks/bench_rules.py [--seconds 3] [--game NAME ...]
 """
@@ -35,8 +36,8 @@ def bench(name: str, seconds: float) -> tuple[int, int, int, float]:
     players = default_players(game)
     play_random(game, players, -1)  # warm caches
     games = moves = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds or games < 3:
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < seconds or games < 3:
         moves += play_random(game, players, games)
         games += 1
     return players, games, moves, elapsed
