@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy as np
+
 from companion.cards import Card, CardIdError, deck_cards
 from companion.games import get_game
 from companion.games.base import (
@@ -37,7 +39,7 @@ from companion.games.base import (
     options_from_json,
     seat_name,
 )
-from companion.layouts import Layout, LayoutError, load_layout
+from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.vision.track import MotionMap, TrackEvent
 
 
@@ -92,6 +94,7 @@ class _Fact:
     zone: str = ""
     seat: int | None = None  # a draw the dashboard was told about names the seat
     move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
+    source: str = ""  # "hand": ``seat`` is the seat whose hand was seen doing it
 
 
 @dataclass
@@ -109,12 +112,147 @@ def _card(card_id: str | None) -> Card | None:
         return None
 
 
+@dataclass
+class _Reach:
+    """One visit of a seat's hand over the mat: where its fingertips went, frame by frame."""
+
+    seat: int
+    tips: list[tuple[int, float, float, float]]  # (frame, timestamp, x_mm, y_mm)
+    last_frame: int
+    deepest: tuple[float, int, float, float, float] = (-1.0, 0, 0.0, 0.0, 0.0)
+    retreating: bool = False  # turned back: heading out of the mat
+
+
+class _ArmWatcher:
+    """Which seat's hand is where, from the motion map: an arm enters the mat across the
+    edge in front of its seat, and its deepest point is the hand.
+
+    Seats sit around the mat at ``seat_angles_deg`` (image angles from the mat's centre,
+    0 = right, 90 = bottom edge; by default Player 1 at the bottom and the others
+    clockwise, ruling *seats-clockwise*)."""
+
+    def __init__(self, size_mm: tuple[float, float], seat_angles_deg: tuple[float, ...],
+                 stock_mm: tuple[float, float] | None, reach_mm: float = 80.0,
+                 stock_mm_radius: float = 55.0, gap_frames: int = 4,
+                 retreat_mm: float = 80.0):
+        self.size_mm, self.angles = size_mm, seat_angles_deg
+        self.stock = stock_mm
+        self.reach_mm, self.stock_radius = reach_mm, stock_mm_radius
+        self.gap, self.retreat_mm = gap_frames, retreat_mm
+        self.active: dict[int, _Reach] = {}
+        self.done: list[_Reach] = []
+        self._kernel = None
+
+    def _turned(self, r: _Reach) -> list[tuple[int, int, float]]:
+        """A hand that turned back at the stock drew a card; one that only passed over it
+        on the way to the ring turned back somewhere deeper."""
+        depth, f, t, x, y = r.deepest
+        if depth < 0 or r.retreating or self.stock is None:
+            return []
+        if float(np.hypot(x - self.stock[0], y - self.stock[1])) <= self.stock_radius:
+            return [(r.seat, f, t)]
+        return []
+
+    def _home(self, seat: int) -> tuple[float, float]:
+        """A point far out in front of the seat, so that 'deepest' means 'reached in most'."""
+        a = np.radians(self.angles[seat])
+        cx, cy = self.size_mm[0] / 2, self.size_mm[1] / 2
+        return cx + 2000 * float(np.cos(a)), cy + 2000 * float(np.sin(a))
+
+    def _nearest_reach(self, x: float, y: float, within_mm: float = 150.0) -> int | None:
+        best, best_d = None, within_mm
+        for seat, r in self.active.items():
+            _, _, tx, ty = r.tips[-1]
+            d = float(np.hypot(tx - x, ty - y))
+            if d < best_d:
+                best, best_d = seat, d
+        return best
+
+    def _seat_at(self, angle: float) -> int:
+        diffs = [abs((angle - a + 180) % 360 - 180) for a in self.angles]
+        return int(np.argmin(diffs))
+
+    def update(self, motion: MotionMap, frame: int, ts: float) -> list[tuple[int, int, float]]:
+        """Feed one frame; returns draws seen: (seat, frame, timestamp)."""
+        import cv2
+        m = motion.mask.astype(np.uint8)
+        if self._kernel is None:
+            k = max(3, int(20 * motion.px_per_mm) | 1)
+            self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        h, w = m.shape
+        draws = []
+        seen: dict[int, tuple[float, float, float]] = {}  # seat -> (depth, x_mm, y_mm)
+        if m.any():
+            n, labels = cv2.connectedComponents(cv2.dilate(m, self._kernel))
+            edge = np.zeros((h, w), bool)
+            edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = True
+            ppm = motion.px_per_mm
+            for k in range(1, n):
+                blob = (labels == k) & (m > 0)
+                ys, xs = np.nonzero(blob)
+                if len(xs) < 20:
+                    continue
+                contact = blob & edge
+                if contact.any():
+                    cy, cx = (v.mean() for v in np.nonzero(contact))
+                    seat = self._seat_at(float(np.degrees(np.arctan2(cy - h / 2, cx - w / 2))
+                                               % 360))
+                else:
+                    # A hand whose sleeve the camera cannot tell from the mat: it belongs to
+                    # the arm that was nearest a moment ago.
+                    seat = self._nearest_reach(xs.mean() / ppm, ys.mean() / ppm)
+                    if seat is None:
+                        continue
+                home = self._home(seat)
+                depth = np.hypot(xs / ppm - home[0], ys / ppm - home[1])
+                j = int(np.argmax(depth))
+                tip = (float(depth[j]), xs[j] / ppm, ys[j] / ppm)
+                if seat not in seen or tip[0] > seen[seat][0]:
+                    seen[seat] = tip
+        for seat, (depth, x, y) in seen.items():
+            r = self.active.get(seat)
+            if r is None:
+                r = self.active[seat] = _Reach(seat, [], frame)
+            r.tips.append((frame, ts, x, y))
+            r.last_frame = frame
+            if r.retreating:  # on the way out; reaching in again starts a new reach
+                if depth < r.deepest[0]:
+                    r.deepest = (depth, frame, ts, x, y)
+                elif depth > r.deepest[0] + self.retreat_mm:
+                    r.retreating = False
+                    r.deepest = (depth, frame, ts, x, y)
+            elif depth > r.deepest[0]:
+                r.deepest = (depth, frame, ts, x, y)
+            elif depth < r.deepest[0] - self.retreat_mm:  # the hand turned back
+                draws += self._turned(r)
+                r.retreating = True
+                r.deepest = (depth, frame, ts, x, y)
+        for seat in list(self.active):
+            r = self.active[seat]
+            if frame - r.last_frame > self.gap:
+                self.done.append(self.active.pop(seat))
+                draws += self._turned(r)
+        self.done = [r for r in self.done if frame - r.last_frame < 150]
+        return draws
+
+    def who_reached(self, zone_mm: tuple[float, float], frame: int,
+                    window: int = 90) -> int | None:
+        """The seat whose hand came to ``zone_mm`` most recently (None: no hand seen)."""
+        best, best_frame = None, -1
+        for r in list(self.active.values()) + self.done:
+            for f, _, x, y in r.tips:
+                if frame - window <= f <= frame and f > best_frame and \
+                        float(np.hypot(x - zone_mm[0], y - zone_mm[1])) <= self.reach_mm:
+                    best, best_frame = r.seat, f
+        return best
+
+
 class Referee:
     """``observe(events, ...) -> outputs`` for one game at one table."""
 
     def __init__(self, game: str, players: int, options: dict[str, Any] | None = None,
                  layout: Layout | None = None, combo_s: float = 3.0,
-                 stock_motion_frames: int = 3, stock_radius_mm: float = 40.0):
+                 seat_angles_deg: tuple[float, ...] | None = None, watch_hands: bool = True):
         try:
             self.module = get_game(game)
             self.options = options_from_json(self.module.Options, options)
@@ -130,15 +268,20 @@ class Referee:
         self.game, self.players = self.module.NAME, players
         self.shared = all(z.seat is None for z in self.layout.zones)
         self.combo_s = combo_s
-        self.stock_motion_frames = stock_motion_frames
-        self.stock_radius_mm = stock_radius_mm
         self._facts: list[_Fact] = []
         self._answers: dict[int, int] = {}  # question id -> chosen index
         self._emitted = 0  # outputs of the derivation already returned
         self._derived = _Derivation()
         self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
-        self._stock_frames = 0
-        self._stock_start = (0, 0.0)
+        self._arms: _ArmWatcher | None = None
+        if watch_hands and self.shared:
+            if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
+                seat_angles_deg = tuple((90 + 360 / players * k) % 360 for k in range(players))
+            if len(seat_angles_deg) != players:
+                raise RefereeError(f"seat_angles_deg needs {players} angles, "
+                                   f"got {len(seat_angles_deg)}")
+            stock = next((z.center_mm for z in self.layout.zones if z.kind == "stock"), None)
+            self._arms = _ArmWatcher(load_mat(self.layout.mat).size_mm, seat_angles_deg, stock)
         self.desynced: str = ""  # why the table and the game disagree, or ""
         self.engine = self._fresh_engine()
 
@@ -158,8 +301,10 @@ class Referee:
         out: list[RefereeOutput] = []
         for ev in events:
             out += self._track_event(ev)
-        if motion is not None and self.shared and self._has_zone("stock"):
-            out += self._stock_motion(motion, frame, timestamp)
+        if motion is not None and self._arms is not None:
+            for seat, f, t in self._arms.update(motion, frame, timestamp):
+                if self._stage() == "normal":
+                    out += self._add(_Fact("draw", f, t, seat=seat, source="hand"))
         out += self._check_sync(frame, timestamp)
         return out
 
@@ -235,23 +380,11 @@ class Referee:
             return []
         if not self.shared and ev.zone.startswith("won"):
             return []  # tricks gathered to a pile are the engine's consequence, not a move
-        return self._add(_Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone))
-
-    def _stock_motion(self, motion: MotionMap, frame: int, ts: float) -> list[RefereeOutput]:
-        """A hand at the stock, and nowhere on the ring, for a few frames is a draw."""
-        stock = self.layout.zone("stock").center_mm
-        ring = [z.center_mm for z in self.layout.zones if z.kind in ("ring", "centre")]
-        at_stock = bool(motion.near([stock], self.stock_radius_mm)[0])
-        on_ring = bool(motion.near(ring, self.stock_radius_mm).any())
-        if at_stock and not on_ring:
-            if self._stock_frames == 0:
-                self._stock_start = (frame, ts)
-            self._stock_frames += 1
-            return []
-        seen, self._stock_frames = self._stock_frames, 0
-        if seen >= self.stock_motion_frames and self._stage() == "normal":
-            return self._add(_Fact("draw", self._stock_start[0], self._stock_start[1]))
-        return []
+        seat = None
+        if self._arms is not None:
+            seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
+        return self._add(_Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
+                               source="hand" if seat is not None else ""))
 
     # ---- judging -----------------------------------------------------------------------
 
@@ -359,8 +492,11 @@ class _KendraKari:
             return
         if f.kind == "draw":
             seat = s.turn if f.seat is None else f.seat
-            self.d.outputs.append(RefereeOutput("draw", f"{seat_name(seat)} draws from the "
-                                                "stock", f.frame, f.timestamp))
+            if f.source == "hand" and seat != s.turn:
+                return  # a hand near the stock out of turn: passing by, not drawing
+            self.d.outputs.append(RefereeOutput(
+                "draw", f"{seat_name(seat)} draws from the stock"
+                + (" (seen)" if f.source == "hand" else ""), f.frame, f.timestamp))
             self._emit_ruling(Move(seat, "draw"), f, False)
             self.last_draw = (seat, f)
             self.drawn_played = False
@@ -375,20 +511,25 @@ class _KendraKari:
             return
         prev = self.last
         quick = prev is not None and f.timestamp - prev[1].timestamp <= self.ref.combo_s
+        hand = f.seat if f.source == "hand" else None
         # A second card of the same turn: a play then a bridge to 7, or a phase opened on 7
-        # then a card on 1. Only the timing tells it from the next player's card.
-        # (A card just drawn cannot begin a two-card bridge.)
+        # then a card on 1 (a card just drawn cannot begin a two-card bridge). The hand that
+        # laid it tells it from the next player's card; without it, ask.
         if prev is not None and len(prev[0].cards) == 1 and (
                 (prev[0].action == "play" and target == "7" and not self.drawn_played)
                 or (prev[0].action == "start" and target == "1" and stage == "normal")):
             first, who = prev[0], prev[0].player
             nxt = s.turn
             action = "bridge" if first.action == "play" else "start"
-            choices = (f"{seat_name(who)} laid both cards in one turn",
-                       f"{seat_name(nxt)} laid {f.card.name}")
-            picked = self._ask(i, f, f"Who laid {f.card.name} on Position {target}: "
-                               f"{seat_name(who)} (a second card) or {seat_name(nxt)}?",
-                               choices, 0 if quick else 1)
+            if hand in (who, nxt):
+                picked, assumed = (0 if hand == who else 1), False
+            else:
+                choices = (f"{seat_name(who)} laid both cards in one turn",
+                           f"{seat_name(nxt)} laid {f.card.name}")
+                picked = self._ask(i, f, f"Who laid {f.card.name} on Position {target}: "
+                                   f"{seat_name(who)} (a second card) or {seat_name(nxt)}?",
+                                   choices, 0 if quick else 1)
+                assumed = i not in self.ref._answers
             if picked == 0:
                 eng.undo()
                 combined = Move(who, action, first.cards + (f.card,),
@@ -396,21 +537,23 @@ class _KendraKari:
                 earlier = self.d.outputs[prev[2]]
                 self.d.outputs[prev[2]] = RefereeOutput(
                     "superseded", earlier.text + " (the first card of two)", earlier.frame,
-                    earlier.timestamp, earlier.ruling, assumed=True)
-                self._emit_ruling(combined, f, assumed=i not in self.ref._answers,
-                                  replaces=True)
+                    earlier.timestamp, earlier.ruling, assumed=assumed)
+                self._emit_ruling(combined, f, assumed=assumed, replaces=True)
                 return
         seat, assumed = s.turn, False
         drawer = getattr(s, "drawer", -1)
         if drawer is not None and drawer >= 0 and drawer != s.turn:
-            draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
-            choices = (f"{seat_name(drawer)} played the card just drawn",
-                       f"{seat_name(s.turn)} played it (the drawn card was kept)")
-            picked = self._ask(i, f, f"Who laid {f.card.name}: {seat_name(drawer)} (the "
-                               f"drawn card) or {seat_name(s.turn)}?", choices,
-                               0 if f.timestamp - draw_t <= self.ref.combo_s else 1)
-            seat = drawer if picked == 0 else s.turn
-            assumed = i not in self.ref._answers
+            if hand in (drawer, s.turn):
+                seat = hand
+            else:
+                draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
+                choices = (f"{seat_name(drawer)} played the card just drawn",
+                           f"{seat_name(s.turn)} played it (the drawn card was kept)")
+                picked = self._ask(i, f, f"Who laid {f.card.name}: {seat_name(drawer)} (the "
+                                   f"drawn card) or {seat_name(s.turn)}?", choices,
+                                   0 if f.timestamp - draw_t <= self.ref.combo_s else 1)
+                seat = drawer if picked == 0 else s.turn
+                assumed = i not in self.ref._answers
         self.drawn_played = seat == drawer
         if stage == "start":
             action = "start"

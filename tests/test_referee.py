@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -53,30 +54,50 @@ class TableShow:
         self.outputs += self.ref.observe([_ev("removed", card, zone, self.frame, self.t,
                                               self.ref.layout)], self.frame, self.t)
 
-    def kendra_kari(self, move: Move, draw_by_motion: bool = False) -> None:
+    def kendra_kari(self, move: Move, hands: bool = False) -> None:
         self._tick(move.player)
         if move.action == "draw":
-            if draw_by_motion:
-                self.hand_at_stock()
+            if hands:
+                self.reach(move.player, KK.zone("stock").center_mm)
             else:
                 self.outputs += self.ref.tell_draw(None, self.frame, self.t)
             return
         for card, pos in zip(move.cards, move.target.split(",")):
-            self.lay(card, f"pos{pos}")
+            if hands:
+                self.reach(move.player, KK.zone(f"pos{pos}").center_mm, lay=card)
+            else:
+                self.lay(card, f"pos{pos}")
         if move.action == "bridge":
             self.t += 2.0
             for zone in [f"pos{k}" for k in range(1, 8)]:
                 for card in list(self.table.get(zone, [])):
                     self.remove(card, zone)
 
-    def hand_at_stock(self) -> None:
-        mask = np.zeros((252, 356), bool)
-        x, y = (np.array(KK.zone("stock").center_mm) * 0.6).astype(int)
-        mask[y - 12:y + 12, x - 12:x + 12] = True
-        for m in [MotionMap.of(mask, 0.6)] * 5 + [MotionMap.still(mask.shape, 0.6)]:
+    def reach(self, seat: int, target_mm, lay: Card | None = None) -> None:
+        """An arm from the seat's edge of the mat (Player 1 at the bottom, then clockwise)
+        to ``target_mm`` and back, as motion maps; lays ``lay`` there at the turn."""
+        angle = np.radians(90 + 90 * seat)
+        centre = np.array([297.0, 210.0])
+        edge = centre + np.array([np.cos(angle) * 320, np.sin(angle) * 230])
+        path = [edge + (np.array(target_mm) - edge) * f for f in np.linspace(0.2, 1, 6)]
+        for k, tip in enumerate(path + path[::-1][1:]):
+            mask = np.zeros((252, 356), np.uint8)
+            a = (edge * 0.6).astype(int)
+            b = (tip * 0.6).astype(int)
+            cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1, 14)
+            cv2.circle(mask, (int(b[0]), int(b[1])), 11, 1, -1)
             self.frame += 1
-            self.t += 0.1
-            self.outputs += self.ref.observe([], self.frame, self.t, m)
+            self.t += 0.05
+            self.outputs += self.ref.observe([], self.frame, self.t,
+                                             MotionMap.of(mask.astype(bool), 0.6))
+        still = MotionMap.still((252, 356), 0.6)
+        for _ in range(6):
+            self.frame += 1
+            self.t += 0.05
+            self.outputs += self.ref.observe([], self.frame, self.t, still)
+        if lay is not None:  # the tracker confirms the card once the hand has gone
+            zone = next(z.id for z in KK.zones if z.center_mm == tuple(target_mm))
+            self.lay(lay, zone)
 
     def rulings(self) -> list:
         """The rulings as the story now stands (a two-card turn replaces its first card)."""
@@ -98,13 +119,28 @@ def test_kendra_kari_game_seen_on_the_table_is_judged_move_for_move(seed):
     assert any(e.announce for o in show.rulings() for e in o.ruling.events)
 
 
-def test_a_hand_at_the_stock_is_a_draw():
+@pytest.mark.parametrize("seed", [3, 8])
+def test_hands_seen_at_the_stock_and_the_ring_say_who_acts(seed):
+    """Draws seen as a hand turning back at the stock, and the hand that lays each card,
+    settle every 'who' question: the whole game judged with none asked."""
+    rec = table_view(simulate("kendra-kari", 4, {}, seed))
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in rec.moves:
+        show.kendra_kari(move, hands=True)
+    assert [o.move for o in show.rulings()] == list(rec.moves)
+    assert sum(o.kind == "draw" for o in show.outputs) == sum(
+        m.action == "draw" for m in rec.moves)
+    assert not [o for o in show.ref.outputs if o.kind == "question"]
+
+
+def test_a_hand_passing_over_the_stock_is_not_a_draw():
+    ref = Referee("kendra-kari", 4)
+    show = TableShow(ref)
     rec = table_view(simulate("kendra-kari", 4, {}, 3))
-    show = TableShow(Referee("kendra-kari", 4))
-    for move in rec.moves[:12]:
-        show.kendra_kari(move, draw_by_motion=True)
-    assert [o.move for o in show.rulings()] == list(rec.moves[:12])
-    assert any(o.kind == "draw" for o in show.outputs)
+    show.kendra_kari(rec.moves[0])  # the deal
+    show.reach(1, KK.zone("pos6").center_mm)  # Player 2, on the left, reaches over the stock
+    show.reach(0, (150.0, 330.0))  # Player 1's hand wanders near, not at, the stock
+    assert not [o for o in show.outputs if o.kind == "draw"]
 
 
 def test_the_answer_to_a_question_rejudges_what_followed():

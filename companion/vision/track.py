@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from companion.layouts import Layout
-from companion.vision.detect import Detections, skin_mask
+from companion.vision.detect import Detections
 
 FACE_DOWN = "face-down"
 
@@ -88,39 +88,53 @@ class MotionMap:
 
 
 class MotionGate:
-    """Frame differencing plus skin, on the small rectified view: ``update(view) -> map``."""
+    """Where hands are, on the small rectified view: ``update(view, cards) -> MotionMap``.
+
+    Two cues: frame differencing (anything moving) and a slow background model of the
+    table (anything that was not there before and is not a detected card: a hand resting
+    on the mat, an arm whatever its sleeve). The background learns only where nothing is
+    going on, so a resting hand stays marked while it rests.
+    """
 
     def __init__(self, px_per_mm: float, threshold: int = 22, min_blob_mm2: float = 300.0,
-                 card_radius_mm: float = 32.5, use_skin: bool = True):
+                 card_radius_mm: float = 32.5, background: bool = True,
+                 background_threshold: int = 35, learn_rate: float = 0.05):
         self.px_per_mm = px_per_mm
         self.threshold = threshold
         self.min_blob_px = max(1, int(min_blob_mm2 * px_per_mm ** 2))
         self.card_radius_mm = card_radius_mm
-        self.use_skin = use_skin
+        self.background = background
+        self.background_threshold = background_threshold
+        self.learn_rate = learn_rate
         self._prev: np.ndarray | None = None
+        self._bg: np.ndarray | None = None
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
     def reset(self) -> None:
         self._prev = None
+        self._bg = None
 
     def update(self, view: np.ndarray, cards: Detections | None = None) -> MotionMap:
         gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (5, 5), 1.0)
         if self._prev is None or self._prev.shape != gray.shape:
-            moving = np.zeros(gray.shape, np.uint8)
-        else:
-            moving = (cv2.absdiff(gray, self._prev) > self.threshold).astype(np.uint8)
+            self._prev, self._bg = gray, gray.astype(np.float32)
+            return MotionMap.still(gray.shape, self.px_per_mm)
+        moving = (cv2.absdiff(gray, self._prev) > self.threshold).astype(np.uint8)
         self._prev = gray
-        if self.use_skin:
-            # Skin tones that are not the mat's own colour (a beige mat is "skin" too).
-            mat = np.median(view[::4, ::4].reshape(-1, 3), axis=0)
-            unlike_mat = np.abs(view.astype(np.int16) - mat.astype(np.int16)).max(axis=2) > 25
-            skin = (skin_mask(view) & unlike_mat).astype(np.uint8)
+        if self.background:
+            fg = (np.abs(gray.astype(np.float32) - self._bg) > self.background_threshold)
+            fg = fg.astype(np.uint8)
+            on_cards = np.zeros_like(fg)
             if cards is not None and len(cards):
-                # Skin tones inside a card's face are art, not a hand.
-                r = int(self.card_radius_mm * self.px_per_mm) + 1
+                r = int((self.card_radius_mm + 3) * self.px_per_mm) + 1
                 for c in cards.centers_mm * self.px_per_mm:
-                    cv2.circle(skin, (int(c[0]), int(c[1])), r, 0, -1)
-            moving |= skin
+                    cv2.circle(on_cards, (int(c[0]), int(c[1])), r, 1, -1)
+            objects = fg & (1 - on_cards)  # new things that are not cards: hands, arms
+            quiet = (moving | objects) == 0
+            # cards settle into the background too, so a card lifted away shows as a change
+            cv2.accumulateWeighted(gray.astype(np.float32), self._bg, self.learn_rate,
+                                   quiet.astype(np.uint8))
+            moving |= objects
         moving = cv2.morphologyEx(moving, cv2.MORPH_OPEN, self._kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(moving, connectivity=8)
         keep = np.zeros(n, bool)
@@ -148,7 +162,7 @@ class TableTracker:
     def __init__(self, layout: Layout | None = None, stable_frames: int = 5,
                  remove_frames: int = 8, min_confidence: float = 0.8,
                  min_agreement: float = 0.8, match_mm: float = 22.0,
-                 zone_radius_mm: float = 45.0, motion_radius_mm: float = 40.0):
+                 zone_radius_mm: float = 45.0, motion_radius_mm: float = 26.0):
         self.layout = layout
         self.stable_frames = stable_frames
         self.remove_frames = remove_frames

@@ -1,0 +1,287 @@
+"""Speed and accuracy of the seeing pipeline (detect, track, referee); prints tables.
+
+    python benchmarks/bench_pipeline.py [--frames 200] [--scenes 300] [--oracle] [--only X]
+
+1. speed: frames per second of the whole pipeline (calibration re-check, rectify + motion
+   gate, detect, classify, track) on a 1280x720 table with 20 cards, per-stage timings.
+   Frames come from memory (decoding a file is not counted).
+2. detect: detection recall and precision on the held-out fixture scenes
+   (``fixtures/scenes``) whose mat is found, split into whole cards, overlapped cards, and
+   false detections in scenes with hands.
+3. events: the fixture game videos (``fixtures/videos``) through pipeline + referee,
+   compared with the filmed record: card sightings (tracker), moves (referee), wrong cards,
+   unsure readings and questions. With the shipped model, and with ``--oracle`` also with a
+   classifier that reads the ground truth (separates seeing/refereeing from recognition).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from companion.layouts import load_layout
+from companion.vision.calibration import CalibrationError, MatCalibrator
+from companion.vision.detect import CardDetector
+from companion.vision.pipeline import STAGES, Pipeline
+from companion.vision.source import Frame, open_source
+from companion.vision.track import TableTracker
+
+MODEL = ROOT / "models" / "card_classifier.onnx"
+
+
+def _classifier(deck=None):
+    if not MODEL.is_file():
+        return None
+    from companion.vision.classify import CardClassifier
+    return CardClassifier(MODEL, deck=deck)
+
+
+class _NoModel:
+    """Stands in when no model is shipped yet: every crop 'not a card' (classify = 0)."""
+
+    def classify(self, crops):
+        from fixture_oracle import OracleClassifications
+        n = len(crops)
+        return OracleClassifications([None] * n, np.ones(n), np.zeros(n), np.ones(n),
+                                     [[] for _ in range(n)])
+
+
+# ---- 1. speed -----------------------------------------------------------------------------
+
+def twenty_card_table(seed: int = 11) -> np.ndarray:
+    from companion.synth.scene import random_scene_spec, render_scene
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        spec = random_scene_spec(rng, 1280, 720, mat=True, n_cards=20, hands=0,
+                                 tilt_max=25.0, placement="anywhere", face_down_rate=0.0)
+        scene = render_scene(spec)
+        if len(scene.markers_visible) == 4 and \
+                sum(t.visible_fraction > 0.6 for t in scene.truth) >= 18:
+            return scene.image
+    raise RuntimeError("no 20-card scene with the whole mat in view")
+
+
+def bench_speed(frames: int) -> dict:
+    image = twenty_card_table()
+    classifier = _classifier()
+    pipe = Pipeline(classifier or _NoModel(), TableTracker(load_layout("kendra-kari")))
+    rng = np.random.default_rng(0)
+    noisy = [cv2.add(image, rng.integers(0, 3, image.shape, dtype=np.uint8))
+             for _ in range(8)]
+    times = {s: [] for s in (*STAGES, "total")}
+    found = []
+    for i in range(frames + 10):
+        r = pipe.process(Frame(i, i / 30, noisy[i % len(noisy)]))
+        if i < 10:
+            continue  # warm-up (first calibration, onnxruntime first run)
+        for s, v in r.timings.as_dict().items():
+            times[s].append(v)
+        found.append(len(r.detections))
+    mean = {s: statistics.fmean(v) for s, v in times.items()}
+    p95 = {s: float(np.percentile(v, 95)) for s, v in times.items()}
+    print(f"\n## Speed: 1280x720, 20 cards, {frames} frames, "
+          f"{cv2.getNumThreads()} OpenCV threads; classifier: "
+          f"{'shipped model' if classifier else 'NONE (no model yet; classify not timed)'}")
+    print(f"cards detected per frame: median {statistics.median(found):.0f}")
+    print(f"{'stage':10} {'mean ms':>8} {'p95 ms':>8}")
+    for s in (*STAGES, "total"):
+        print(f"{s:10} {mean[s]:8.2f} {p95[s]:8.2f}")
+    fps = 1000 / mean["total"]
+    print(f"pipeline fps: {fps:.1f} (goal >= 60)")
+    return {"fps": fps, "mean_ms": mean, "p95_ms": p95, "model": bool(classifier)}
+
+
+# ---- 2. detection on fixture scenes -------------------------------------------------------
+
+def bench_detect(limit: int) -> dict:
+    scenes = sorted((ROOT / "fixtures" / "scenes").glob("scene_*.json"))[:limit]
+    det, calr = CardDetector(), MatCalibrator()
+    stats = {"scenes": 0, "calibrated": 0, "whole": [0, 0], "overlapped": [0, 0],
+             "fp": 0, "fp_hands": 0, "found": 0, "hand_scenes": 0, "ms": []}
+    w_mm, h_mm = det.mat.size_mm
+    for path in scenes:
+        truth = json.loads(path.read_text())
+        stats["scenes"] += 1
+        if truth.get("mat_game") is None:
+            continue
+        image = cv2.imread(str(path.with_suffix(".jpg")))
+        try:
+            cal = calr.calibrate(image)
+        except CalibrationError:
+            continue
+        stats["calibrated"] += 1
+        t0 = time.perf_counter()
+        d = det.detect(image, cal)
+        stats["ms"].append((time.perf_counter() - t0) * 1e3)
+        cards = truth["cards"]
+        pos = np.array([c["center_px"] for c in cards]).reshape(-1, 2)
+        used = set()
+        hands = truth.get("hands", 0) > 0
+        stats["hand_scenes"] += hands
+        for c, r in zip(d.centers_px, d.radii_px):
+            dist = np.linalg.norm(pos - c, axis=1) if len(pos) else np.zeros(0)
+            near = [j for j in np.argsort(dist) if dist[j] < 0.3 * cards[j]["radius_px"]
+                    and cards[j]["visible_fraction"] >= 0.5 and j not in used]
+            if near:
+                used.add(near[0])
+                stats["found"] += 1
+            elif not len(dist) or dist.min() > 0.5 * r:
+                stats["fp"] += 1
+                stats["fp_hands"] += hands
+        for j, c in enumerate(cards):
+            x, y = c["center_mm"]
+            if not (0 <= x <= w_mm and 0 <= y <= h_mm) or c["visible_fraction"] < 0.5:
+                continue  # off the mat (not searched) or mostly hidden
+            group = "whole" if c["visible_fraction"] >= 0.95 else "overlapped"
+            stats[group][1] += 1
+            stats[group][0] += j in used
+    tp = stats["found"]
+    precision = tp / max(tp + stats["fp"], 1)
+    n_true = stats["whole"][1] + stats["overlapped"][1]
+    recall = (stats["whole"][0] + stats["overlapped"][0]) / max(n_true, 1)
+    print(f"\n## Detection: fixture scenes ({stats['scenes']} read, {stats['calibrated']} with "
+          "the mat found; cards with >= 50% visible and centre on the mat)")
+    print(f"{'split':28} {'found':>7} {'of':>6} {'recall':>7}")
+    for g, label in (("whole", "whole cards (>=95% visible)"),
+                     ("overlapped", "overlapped (50-95% visible)")):
+        f, n = stats[g]
+        print(f"{label:28} {f:7d} {n:6d} {f / max(n, 1):7.3f}")
+    print(f"{'all':28} {stats['whole'][0] + stats['overlapped'][0]:7d} {n_true:6d} "
+          f"{recall:7.3f}")
+    print(f"precision {precision:.3f} ({stats['fp']} false detections, {stats['fp_hands']} of "
+          f"them in the {stats['hand_scenes']} scenes with hands); detect "
+          f"{statistics.median(stats['ms']) if stats['ms'] else 0:.1f} ms median per scene")
+    return {"recall": recall, "precision": precision, **{k: v for k, v in stats.items()
+                                                         if k != "ms"}}
+
+
+# ---- 3. events on fixture videos ----------------------------------------------------------
+
+def run_video(video: Path, oracle: bool) -> dict:
+    from companion.cards import Card
+    from companion.games import get_game
+    from companion.record import GameRecord
+    from companion.referee import Referee
+    meta = json.loads(video.with_suffix(".json").read_text())
+    rec = GameRecord.from_json(meta["record"])
+    game = get_game(rec.game)
+    layout = load_layout(rec.game)
+    detector = CardDetector()
+    if oracle:
+        from fixture_oracle import TruthOracle
+        classifier = TruthOracle(video.with_suffix(".json"))
+        detector = classifier.detector(detector)
+    else:
+        classifier = _classifier(game.DECK)
+        if classifier is None:
+            return {}
+    pipe = Pipeline(classifier, TableTracker(layout), detector=detector)
+    referee = Referee(rec.game, rec.players, rec.options, layout)
+    sightings, outputs = [], []
+    t0 = time.perf_counter()
+    n = 0
+    for frame in open_source(str(video)).frames():
+        if oracle:
+            classifier.frame = frame.index
+        r = pipe.process(frame)
+        n += 1
+        sightings += [e for e in r.events]
+        outputs += referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
+    secs = time.perf_counter() - t0
+    filmed = meta["moves"]
+    truth_moves = [game.public_move(rec.moves[m["index"]]) for m in filmed]
+    # every card laid on a zone, in order
+    laid = [(c.id, f"pos{t}" if rec.game == "kendra-kari" else None)
+            for m in truth_moves for c, t in zip(m.cards, (m.target.split(",") if m.target
+                                                          else [""] * len(m.cards)))]
+    laid_cards = [c for c, _ in laid]
+    seen = [e for e in sightings if e.kind == "appeared" and e.card_id]
+    right = [e for e in seen if e.card_id in laid_cards]
+    wrong_cards = [e.card_id for e in seen if e.card_id not in laid_cards
+                   and Card.parse(e.card_id) not in _all_cards(rec)]
+    rulings = referee.rulings()
+    judged = [r.move for r in rulings]
+    matched = _lcs(judged, truth_moves)
+    return {"video": video.name, "frames": n, "fps": n / secs, "truth_moves": len(truth_moves),
+            "moves_found": matched, "moves_judged": len(judged),
+            "cards_laid": len(laid), "sighted": len({e.card_id for e in right}),
+            "sightings": len(seen), "wrong_cards": len(wrong_cards),
+            "unsure": sum(e.kind == "unsure" for e in sightings),
+            "questions": sum(o.kind == "question" for o in referee.outputs),
+            "illegal": sum(r.verdict.value == "illegal" for r in rulings),
+            "desync": sum(o.kind == "desync" for o in outputs)}
+
+
+def _all_cards(rec) -> set:
+    """Every card that was on the table in the record (gathered piles included)."""
+    return {c for m in rec.moves for c in m.cards}
+
+
+def _lcs(a: list, b: list) -> int:
+    dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a)):
+        for j in range(len(b)):
+            dp[i + 1][j + 1] = dp[i][j] + 1 if a[i] == b[j] else max(dp[i][j + 1], dp[i + 1][j])
+    return dp[-1][-1]
+
+
+def bench_events(oracle: bool) -> list[dict]:
+    videos = sorted((ROOT / "fixtures" / "videos").glob("*.mp4"))
+    rows = []
+    for label, use_oracle in (("shipped model", False), ("ground-truth oracle", True)):
+        if use_oracle and not oracle:
+            continue
+        res = [run_video(v, use_oracle) for v in videos]
+        res = [r for r in res if r]
+        if not res:
+            print(f"\n## Events ({label}): skipped, no model in models/")
+            continue
+        print(f"\n## Events on the fixture videos, classifier: {label}")
+        print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
+              f"{'unsure':>6} {'questions':>9} {'illegal':>7} {'fps':>5}")
+        for r in res:
+            print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
+                  f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
+                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['questions']:9d} "
+                  f"{r['illegal']:7d} {r['fps']:5.1f}")
+        rows += [{"classifier": label, **r} for r in res]
+    print("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
+          "distinct laid cards the tracker reported / cards laid; wrong: cards reported that "
+          "never lay on the table")
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=200)
+    ap.add_argument("--scenes", type=int, default=300)
+    ap.add_argument("--oracle", action="store_true",
+                    help="also run the videos with the ground-truth oracle classifier")
+    ap.add_argument("--only", choices=["speed", "detect", "events"], default=None)
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = ap.parse_args()
+    out = {}
+    if args.only in (None, "speed"):
+        out["speed"] = bench_speed(args.frames)
+    if args.only in (None, "detect"):
+        out["detect"] = bench_detect(args.scenes)
+    if args.only in (None, "events"):
+        out["events"] = bench_events(args.oracle)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
