@@ -131,7 +131,9 @@ def palette(card: Card, st: Style, rng: np.random.Generator) -> Palette:
     figure = Ink(fill, line, max(st.outline, 0.03), suit_bright if light_disc else suit_dark)
     border = suit_dark if light_disc else _hls_bgr(h, 0.7, 0.5 if not achromatic else 0.0)
     border_detail = (60, 180, 225) if not light_disc else cream
-    return Palette(disc, border, border_detail, emblem, figure, ink if light_disc else cream)
+    b, g, r = disc
+    bright_disc = 0.114 * b + 0.587 * g + 0.299 * r > 140  # luma: yellow is bright too
+    return Palette(disc, border, border_detail, emblem, figure, ink if bright_disc else cream)
 
 
 def _draw_border(img: np.ndarray, pen: Pen, st: Style, pal: Palette,

@@ -72,8 +72,6 @@ def pip_layout(n: int, kind: str, rng: np.random.Generator,
     else:
         raise ValueError(f"unknown pip arrangement {kind!r}")
     arr = np.array(pts, dtype=np.float64)
-    if gap in ("top", "bottom"):  # leave room for an index numeral
-        arr[:, 1] = arr[:, 1] * 0.8 + (0.12 if gap == "top" else -0.12)
     if n == 1:
         radius = 0.55
     else:
@@ -83,6 +81,12 @@ def pip_layout(n: int, kind: str, rng: np.random.Generator,
         k = 0.95 / (reach + 0.52 * d)
         arr *= k
         radius = min(0.52 * d * k, 0.5)
+    if gap in ("top", "bottom"):  # shrink away from an index numeral at the top or bottom
+        arr = arr * 0.74 + [0.0, 0.2 if gap == "top" else -0.2]
+        radius *= 0.74
+    elif gap == "corners":  # keep clear of the two corner numerals
+        arr = arr * 0.64
+        radius *= 0.64
     out = []
     for x, y in arr:
         rot = math.atan2(x, -y) if kind == "ring" and (x or y) else 0.0
