@@ -152,9 +152,9 @@ class RecordFeed:
             raise ValueError("the demo has no games to replay")
         if speed <= 0:
             raise ValueError(f"demo speed must be positive, got {speed}")
-        self.playlist, self.fps, self.speed = playlist, fps, speed
+        self.playlist, self.rate, self.speed = playlist, fps, speed
         self.frames_per_move = max(1, int(seconds_per_move * fps))
-        self.nominal_fps = fps * speed
+        self.fps = fps * speed  # nominal frames per wall-clock second
         self.pause_frames = int(pause_s * fps)
 
     def items(self) -> Iterator[FeedItem]:
@@ -191,7 +191,7 @@ class RecordFeed:
                 frame, cards = drawing.render(placed)
                 steps = self.frames_per_move if move is not None or n == 0 else self.pause_frames
                 for k in range(steps):
-                    yield FeedItem(frame, index, index / (self.fps * self.speed), zones, cards,
+                    yield FeedItem(frame, index, index / self.fps, zones, cards,
                                    obs if k == 0 else ())
                     index += 1
 

@@ -141,7 +141,7 @@ def demo_bridge_frame(speed: float) -> tuple[int, float]:
             if obs.kind == "move":
                 ruling = referee.observe(kk.public_move(obs.move))
                 if any(e.kind == "bridge" for e in ruling.events):
-                    return item.index, feed.nominal_fps
+                    return item.index, feed.fps
     raise AssertionError("the demo's Kendra Kari game has no bridge")
 
 
