@@ -121,6 +121,7 @@ class _Reach:
     last_frame: int
     deepest: tuple[float, int, float, float, float] = (-1.0, 0, 0.0, 0.0, 0.0)
     retreating: bool = False  # turned back: heading out of the mat
+    depths: list[float] = field(default_factory=list)  # per tip: how far in the hand was
 
 
 class _ArmWatcher:
@@ -214,6 +215,7 @@ class _ArmWatcher:
             if r is None:
                 r = self.active[seat] = _Reach(seat, [], frame)
             r.tips.append((frame, ts, x, y))
+            r.depths.append(depth)
             r.last_frame = frame
             if r.retreating:  # on the way out; reaching in again starts a new reach
                 if depth < r.deepest[0]:
@@ -240,8 +242,12 @@ class _ArmWatcher:
         """The seat whose hand came to ``zone_mm`` most recently (None: no hand seen)."""
         best, best_frame = None, -1
         for r in list(self.active.values()) + self.done:
-            for f, _, x, y in r.tips:
+            shallowest = float("inf")
+            for (f, _, x, y), depth in zip(r.tips, r.depths):
+                shallowest = min(shallowest, depth)
+                # Only a hand that came in to the zone counts, not one resting near it.
                 if frame - window <= f <= frame and f > best_frame and \
+                        depth - shallowest >= self.retreat_mm and \
                         float(np.hypot(x - zone_mm[0], y - zone_mm[1])) <= self.reach_mm:
                     best, best_frame = r.seat, f
         return best
@@ -376,6 +382,8 @@ class Referee:
         stack.append(card)
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
+        if self.shared and self._already_played(card):
+            return []  # the same card seen again (swept up with the others): no new move
         if self.shared and ev.zone in ("stock", "gathered"):
             return []
         if not self.shared and ev.zone.startswith("won"):
@@ -424,6 +432,11 @@ class Referee:
             if c >= 0:
                 out["pos7" if i == 0 else f"pos{i}"] = cards[c]
         return out
+
+    def _already_played(self, card: Card) -> bool:
+        out = getattr(getattr(self.engine, "state", None), "out", 0)
+        cards = deck_cards(self.module.DECK)
+        return card in cards and bool((out >> cards.index(card)) & 1)
 
     def _check_sync(self, frame: int, ts: float) -> list[RefereeOutput]:
         if not self.shared:
@@ -540,8 +553,11 @@ class _KendraKari:
                     earlier.timestamp, earlier.ruling, assumed=assumed)
                 self._emit_ruling(combined, f, assumed=assumed, replaces=True)
                 return
-        seat, assumed = s.turn, False
         drawer = getattr(s, "drawer", -1)
+        if hand is not None and stage == "normal" and hand not in (s.turn, drawer):
+            s = self._unseen_draws(f, hand) or s
+            drawer = getattr(s, "drawer", -1)
+        seat, assumed = s.turn, False
         if drawer is not None and drawer >= 0 and drawer != s.turn:
             if hand in (drawer, s.turn):
                 seat = hand
@@ -562,6 +578,31 @@ class _KendraKari:
         else:
             action = "play"
         self._emit_ruling(Move(seat, action, (f.card,), target), f, assumed)
+
+
+    def _unseen_draws(self, f: _Fact, hand: int):
+        """The hand of a later seat laid the card: the seats in between cannot have played,
+        and a player who cannot play draws, so they drew where the camera missed it. Those
+        draws are judged (they are unverifiable anyway) and marked as inferred."""
+        eng = self.ref.engine
+        steps = 0
+        while steps < self.ref.players - 1 and eng.state.turn != hand:
+            eng.observe(Move(eng.state.turn, "draw"))
+            steps += 1
+        reached = eng.state.turn == hand
+        for _ in range(steps):
+            eng.undo()
+        if not reached or steps == 0:
+            return None
+        for _ in range(steps):
+            seat = eng.state.turn
+            self.d.outputs.append(RefereeOutput(
+                "draw", f"{seat_name(seat)} must have drawn from the stock (not seen: "
+                f"{seat_name(hand)}'s hand laid the next card)", f.frame, f.timestamp))
+            self._emit_ruling(Move(seat, "draw"), f, assumed=True)
+            self.last_draw = (seat, f)
+        self.drawn_played = False
+        return eng.state
 
 
 class _PerSeat:

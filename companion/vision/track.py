@@ -130,10 +130,14 @@ class MotionGate:
                 for c in cards.centers_mm * self.px_per_mm:
                     cv2.circle(on_cards, (int(c[0]), int(c[1])), r, 1, -1)
             objects = fg & (1 - on_cards)  # new things that are not cards: hands, arms
-            quiet = (moving | objects) == 0
-            # cards settle into the background too, so a card lifted away shows as a change
+            still = moving == 0
+            # The table learns quickly where nothing is going on, but never learns a card
+            # (so no ghost is left where one is picked up); a thing that stays put for
+            # several seconds (a hand at rest, a pile) is learned slowly.
             cv2.accumulateWeighted(gray.astype(np.float32), self._bg, self.learn_rate,
-                                   quiet.astype(np.uint8))
+                                   (still & (objects == 0) & (on_cards == 0)).astype(np.uint8))
+            cv2.accumulateWeighted(gray.astype(np.float32), self._bg, self.learn_rate / 10,
+                                   (still & (objects > 0)).astype(np.uint8))
             moving |= objects
         moving = cv2.morphologyEx(moving, cv2.MORPH_OPEN, self._kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(moving, connectivity=8)

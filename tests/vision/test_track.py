@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import pytest
 
@@ -154,17 +155,27 @@ def test_mismatched_inputs_are_an_error():
         TableTracker().update(0, 0.0, det, cls)
 
 
-def test_motion_gate_sees_a_change_and_skin():
-    gate = MotionGate(px_per_mm=0.6, use_skin=False)
+def test_motion_gate_sees_movement_and_a_resting_hand_but_not_cards():
+    gate = MotionGate(px_per_mm=0.6)
     view = np.full((252, 356, 3), 200, np.uint8)
     assert not gate.update(view).mask.any()
     moved = view.copy()
-    moved[100:140, 200:260] = 40
+    moved[100:140, 200:260] = 40  # something arrives
     m = gate.update(moved)
     assert m.near(np.array([[230 / 0.6, 120 / 0.6]]), 10)[0]
     assert not m.near(np.array([[50.0, 50.0]]), 10)[0]
-    skin_gate = MotionGate(px_per_mm=0.6)
-    hand = view.copy()
-    hand[50:120, 20:90] = (120, 150, 205)  # a resting hand: no motion, but skin
-    skin_gate.update(hand)
-    assert skin_gate.update(hand).near(np.array([[55 / 0.6, 85 / 0.6]]), 5)[0]
+    for _ in range(5):  # it rests there: still marked (a hand over the table)
+        m = gate.update(moved)
+    assert m.near(np.array([[230 / 0.6, 120 / 0.6]]), 10)[0]
+    # a card laid and detected is not a hand, and leaves no ghost when it is taken away
+    card = view.copy()
+    cv2.circle(card, (80, 80), 20, (30, 60, 200), -1)
+    det = Detections(np.array([[80 / 0.6, 80 / 0.6]]), np.zeros((1, 2)), np.ones(1),
+                     np.ones(1), np.zeros((1, 96, 96, 3), np.uint8), np.ones(1))
+    gate.update(card, det)
+    for _ in range(3):
+        m = gate.update(card, det)
+    assert not m.near(np.array([[80 / 0.6, 80 / 0.6]]), 10)[0]
+    gate.update(view)
+    m = gate.update(view)
+    assert not m.near(np.array([[80 / 0.6, 80 / 0.6]]), 10)[0]
