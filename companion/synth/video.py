@@ -74,13 +74,16 @@ class Director:
         self.rng, self.writer, self.hard = rng, writer, hard
         self.piles: dict[str, list[Placed]] = {z.id: [] for z in layout.zones}
         self.frames: list[list[list[Any]]] = []
+        self.hand_pixels: list[int] = []
+        self.idle_hands: list[int] = []
         self.idle: list[Hand] = []
         cx, cy = MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2
         self.seats = []
         for s in range(players):
             a = seat_angle(layout, s, players)
-            shoulder = (cx + 560 * math.cos(a), cy + 470 * math.sin(a))
-            rest = (cx + 420 * math.cos(a), cy + 350 * math.sin(a))
+            # At rest the hand is out of the camera's view, beyond the seat's table edge.
+            shoulder = (cx + 800 * math.cos(a), cy + 680 * math.sin(a))
+            rest = (cx + 640 * math.cos(a), cy + 540 * math.sin(a))
             hand = Hand(shoulder, rest, SKINS[s % len(SKINS)], SLEEVES[s % len(SLEEVES)],
                         float(rng.uniform(0.95, 1.1)), float(rng.uniform(0.1, 0.5)))
             self.seats.append(hand)
@@ -140,6 +143,8 @@ class Director:
                          len(self.frames))
         scene = render_scene(spec)
         self.writer.write(scene.image)
+        self.hand_pixels.append(int(np.count_nonzero(scene.labels == -2)))
+        self.idle_hands.append(len(self.idle))
         self.frames.append([[t.card_id, t.zone, round(t.center_px[0], 1),
                              round(t.center_px[1], 1), round(t.radius_px, 1),
                              round(t.visible_fraction, 3), int(t.face_up)]
@@ -241,7 +246,7 @@ class Director:
             seat = int(self.rng.integers(self.players))
             rest = self.seats[seat].palm_mm
             cx, cy = MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2
-            t = float(self.rng.uniform(0.35, 0.75))
+            t = float(self.rng.uniform(0.5, 0.8))
             palm = (rest[0] + (cx - rest[0]) * t + self.rng.normal(0, 30),
                     rest[1] + (cy - rest[1]) * t + self.rng.normal(0, 30))
             self.idle = [dataclasses.replace(self.seats[seat], palm_mm=palm,
@@ -383,7 +388,11 @@ def _write_json(out: Path, record, director: Director, moves, n_moves, style, se
         "moves": moves,
         "frame_truth_columns": ["card_id", "zone", "x_px", "y_px", "radius_px", "visible",
                                 "face_up"],
+        "frame_hands_doc": "per frame: pixels covered by hands and arms, and how many of "
+                           "the hands are idle ones resting on the table (not moving a card)",
         "frame_truth": director.frames,
+        "frame_hand_pixels": director.hand_pixels,
+        "frame_idle_hands": director.idle_hands,
     }
     path = out.with_suffix(".json")
     path.write_text(json.dumps(doc, separators=(",", ":")) + "\n")

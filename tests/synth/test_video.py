@@ -58,9 +58,23 @@ def test_each_card_is_in_its_zone_from_its_frame_on_and_tops_match_the_engine(ke
             top = state.tops[k]
             if top < 0:
                 assert not [r for r in here if r[5] > 0.3], (m["index"], zone, here)
+            elif not here:  # only a hand resting on the table may hide a card entirely
+                assert doc["frame_idle_hands"][settled] > 0, (m["index"], zone)
             else:
                 best = max(here, key=lambda r: r[5])
                 assert best[0] == CARDS[top].id and best[6] == 1, (m["index"], zone, here)
+
+
+def test_the_acting_hand_has_left_the_picture_when_a_move_becomes_true(kendra_kari):
+    _, doc = kendra_kari
+    checked = 0
+    for m in doc["moves"]:
+        f = m["frame"]
+        if doc["frame_idle_hands"][f] == 0:  # no resting hand: then no hand at all
+            assert doc["frame_hand_pixels"][f] == 0, m
+            checked += 1
+    assert checked >= len(doc["moves"]) // 2
+    assert max(doc["frame_hand_pixels"]) > 0  # hands do appear while cards move
 
 
 def test_a_played_card_lands_only_when_its_frame_comes(kendra_kari):
