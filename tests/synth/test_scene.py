@@ -27,8 +27,8 @@ def _spec(cards, tilt=0.0, k1=0.0, mat=None, hands=(), az=0.0, size=(960, 540)):
                      CLEAN_LIGHT, CLEAN_SENSOR, 0)
 
 
-def _card(x, y, suit=Suit.SHAMSHER, rank=Rank.RAJA, style=4, face_up=True):
-    return CardPlacement(Card(suit, rank), face_up, (x, y), 17.0, f"style-{style}", 0)
+def _card(x, y, suit=Suit.SHAMSHER, rank=Rank.RAJA, style=4, face_up=True, source=None):
+    return CardPlacement(Card(suit, rank), face_up, (x, y), 17.0, source or f"style-{style}", 0)
 
 
 def _blobs(spec):
@@ -57,6 +57,21 @@ def test_projected_centres_and_radii_match_the_rendered_discs(tilt, k1, az):
         assert math.dist(centroid, t.center_px) < 1.5, (t, centroid)
         assert abs(math.sqrt(area / math.pi) - t.radius_px) < 0.06 * t.radius_px
         assert t.visible_fraction > 0.97
+
+
+@pytest.mark.skipif(not decks.pysol_available("pysol-mughal"),
+                    reason="real-art decks not found in ../shared/decks")
+def test_real_art_cards_are_pasted_where_the_truth_says():
+    cards = [_card(150, 120, source="pysol-mughal"),
+             _card(430, 300, Suit.PHUL, Rank.TWO, source="pysol-mughal")]
+    spec = _spec(cards, 30.0, 0.08, az=10.0)
+    truth = render_scene(spec).truth
+    blobs = _blobs(spec)
+    assert len(blobs) == 2
+    for t in truth:
+        centroid, area = min(blobs, key=lambda b: math.dist(b[0], t.center_px))
+        assert math.dist(centroid, t.center_px) < 1.5, (t, centroid)
+        assert abs(math.sqrt(area / math.pi) - t.radius_px) < 0.06 * t.radius_px
 
 
 def test_visible_fraction_of_an_overlapped_card_matches_the_geometry():
