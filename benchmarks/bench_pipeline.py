@@ -60,14 +60,20 @@ class _NoModel:
 # ---- 1. speed -----------------------------------------------------------------------------
 
 def twenty_card_table(seed: int = 11) -> np.ndarray:
-    from companion.synth.scene import random_scene_spec, render_scene
+    import dataclasses
+
+    from companion.synth.camera import random_pose
+    from companion.synth.scene import MAT_SIZE_MM, random_scene_spec, render_scene
     rng = np.random.default_rng(seed)
     for _ in range(200):
         spec = random_scene_spec(rng, 1280, 720, mat=True, n_cards=20, hands=0,
                                  tilt_max=25.0, placement="anywhere", face_down_rate=0.0)
-        scene = render_scene(spec)
-        if len(scene.markers_visible) == 4 and \
-                sum(t.visible_fraction > 0.6 for t in scene.truth) >= 18:
+        # a camera that sees the whole mat, as `companion calibrate` asks for
+        cam = random_pose(rng, 1280, 720, (MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2),
+                          MAT_SIZE_MM[0] * 1.7, 20.0)
+        scene = render_scene(dataclasses.replace(spec, camera=cam))
+        if len(scene.markers_visible) >= 3 and \
+                sum(t.visible_fraction > 0.6 for t in scene.truth) >= 16:
             return scene.image
     raise RuntimeError("no 20-card scene with the whole mat in view")
 
