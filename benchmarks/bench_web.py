@@ -139,7 +139,8 @@ def measure(seconds: float, browsers: int, chromium: bool, speed: float) -> dict
     for t in threads:
         t.start()
     time.sleep(2)  # let the pages connect before sampling
-    cpu0, t0 = cpu_seconds(srv.proc.pid), time.monotonic()
+    # only moves seen from now on count: the measuring client is connected by then
+    cpu0, t0, wall0 = cpu_seconds(srv.proc.pid), time.monotonic(), time.time()
     rss = []
     while time.monotonic() - t0 < seconds:
         rss.append(rss_mb(srv.proc.pid))
@@ -153,9 +154,11 @@ def measure(seconds: float, browsers: int, chromium: bool, speed: float) -> dict
     from companion.store import Store
     store = Store(Path(srv.tmp.name) / "bench.db")
     seen_at = {e.id: e.payload["seen_at"] for g in store.games() for e in store.events(g.id)
-               if "seen_at" in e.payload}
+               if e.payload.get("seen_at", 0) >= wall0}
     store.close()
     lat = [(arrivals[i] - seen_at[i]) * 1000 for i in seen_at if i in arrivals]
+    if os.environ.get("BENCH_VERBOSE"):
+        print("latencies (ms, by event id):", [round(x) for x in lat], file=sys.stderr)
     srv.stop()
     return {"latency_ms": lat, "rss_mb": rss, "cpu": cpu, "fps": state["camera"]["fps"],
             "label": state["camera"]["demo_label"], "mjpeg_frames": frames[0]}

@@ -296,7 +296,8 @@ class GroundTruthFeed:
             finally:
                 cap.release()
             offset, media_t = offset + i, media_t + i / fps
-            result = d["record"].get("result") if d.get("complete") else None
+            result = d["record"].get("result") if d.get("complete") else {
+                "text": f"the film stops here, after {d.get('filmed_moves')} moves"}
             yield FeedItem(None, offset, media_t,
                            observations=(Observation("end", context=dict(result or {})),))
             offset += 1
