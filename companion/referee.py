@@ -610,7 +610,8 @@ class _PerSeat:
 
     The action is the first of the game's card-laying actions that the rules accept here
     (lead, follow, sacrifice ...); a card on a Deni spot and the card led with it form one
-    ``deni`` move (low card led, high card exposed).
+    ``deni`` move (low card led, high card exposed); a second card of the same seat that
+    no single action accepts, with its first, is a ``double``.
     """
 
     ACTIONS = ("lead", "follow", "sacrifice", "play")
@@ -646,9 +647,30 @@ class _PerSeat:
             candidates = [Move(seat, "deni", (f.card, high))]
         else:
             candidates = [Move(seat, a, (f.card,)) for a in self.ACTIONS]
-        self._judge(candidates, f, seat)
+        if not self._judge(candidates, f, seat, keep_refused=False):
+            last = self.last.get(seat)
+            if last is not None and len(last[0].cards) == 1:
+                # A second card of the same seat right after its first: the two were one
+                # move (a called card and the card that doubles it).
+                eng.undo()
+                earlier = self.d.outputs[last[1]]
+                if self._judge([Move(seat, "double", (last[0].cards[0], f.card))], f, seat,
+                               keep_refused=False):
+                    self.d.outputs[last[1]] = RefereeOutput(
+                        "superseded", earlier.text + " (the first card of two)",
+                        earlier.frame, earlier.timestamp, earlier.ruling)
+                    out = self.d.outputs[-1]
+                    self.d.outputs[-1] = RefereeOutput(out.kind, out.text, out.frame,
+                                                       out.timestamp, out.ruling,
+                                                       replaces=True)
+                    return
+                eng.observe(last[0])  # not a pair after all: the first card stands
+            self._judge(candidates, f, seat)
 
-    def _judge(self, candidates: list[Move], f: _Fact, seat: int) -> None:
+    def _judge(self, candidates: list[Move], f: _Fact, seat: int,
+               keep_refused: bool = True) -> bool:
+        """Judge the first candidate the rules accept; else (``keep_refused``) report the
+        first one as illegal. Returns whether a ruling was made."""
         eng = self.ref.engine
         first = None
         for move in candidates:
@@ -658,9 +680,12 @@ class _PerSeat:
             eng.undo()
             first = first or ruling
         else:
+            if not keep_refused:
+                return False
             ruling = first
             eng.observe(ruling.move)  # the table shows it; the engine keeps it refused
         text = (f"{seat_name(seat)}: {ruling.reason}" if ruling.verdict is Verdict.ILLEGAL
                 else "; ".join(e.text for e in ruling.events) or str(ruling.move))
         self.d.outputs.append(RefereeOutput("ruling", text, f.frame, f.timestamp, ruling))
         self.last = {seat: (ruling.move, len(self.d.outputs) - 1)}
+        return True

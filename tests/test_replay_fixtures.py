@@ -66,6 +66,14 @@ def test_kendra_kari_film_is_judged_move_for_move():
     assert len(questions) <= 0.1 * len(filmed)
 
 
+def test_ganjifa_film_seats_from_zones_deni_and_double():
+    """Per-seat zones: a Deni (low card led, high card on the Deni spot) and a doubled
+    call (two cards in a row on one play spot) are each one move."""
+    referee, _sightings, filmed, _ = _run("ganjifa-deni", oracle=True)
+    assert [r.move for r in referee.rulings()] == filmed
+    assert {m.action for m in filmed} >= {"deni", "double"}
+
+
 def test_hard_film_reports_no_wrong_card():
     """Dim light and idle hands: every card the tracker reports was really laid there."""
     referee, sightings, filmed, _rec = _run("kendra-kari-hard", oracle=True)

@@ -55,26 +55,37 @@ class TrackEvent:
 
 @dataclass(frozen=True)
 class MotionMap:
-    """Where something is moving or a hand lies, on the rectified table grid."""
+    """Where something moves or a hand lies, on the rectified table grid.
+
+    ``mask`` is everything (moving things and things resting that are not cards);
+    ``moving`` only what moved since the last frame (None: the same as ``mask``).
+    """
 
     mask: np.ndarray  # bool (H, W) at px_per_mm
     px_per_mm: float
     _integral: np.ndarray = field(repr=False, default=None)
+    moving: MotionMap | None = field(repr=False, default=None)
 
     @classmethod
     def still(cls, shape: tuple[int, int], px_per_mm: float) -> MotionMap:
         return cls.of(np.zeros(shape, bool), px_per_mm)
 
     @classmethod
-    def of(cls, mask: np.ndarray, px_per_mm: float) -> MotionMap:
-        return cls(mask, px_per_mm, cv2.integral(mask.astype(np.uint8)))
+    def of(cls, mask: np.ndarray, px_per_mm: float,
+           moving: np.ndarray | None = None) -> MotionMap:
+        inner = None if moving is None else cls.of(moving, px_per_mm)
+        return cls(mask, px_per_mm, cv2.integral(mask.astype(np.uint8)), inner)
 
     @property
     def fraction(self) -> float:
         return float(self.mask.mean()) if self.mask.size else 0.0
 
-    def near(self, points_mm: np.ndarray, radius_mm: float) -> np.ndarray:
-        """(N,) bool: any motion within a square of half-side ``radius_mm`` of each point."""
+    def near(self, points_mm: np.ndarray, radius_mm: float,
+             moving_only: bool = False) -> np.ndarray:
+        """(N,) bool: any motion within a square of half-side ``radius_mm`` of each point
+        (``moving_only``: only what moved, not a hand at rest)."""
+        if moving_only and self.moving is not None:
+            return self.moving.near(points_mm, radius_mm)
         pts = np.asarray(points_mm, float).reshape(-1, 2) * self.px_per_mm
         h, w = self.mask.shape
         r = radius_mm * self.px_per_mm
@@ -121,6 +132,7 @@ class MotionGate:
             return MotionMap.still(gray.shape, self.px_per_mm)
         moving = (cv2.absdiff(gray, self._prev) > self.threshold).astype(np.uint8)
         self._prev = gray
+        only_moving = moving.copy()
         if self.background:
             fg = (np.abs(gray.astype(np.float32) - self._bg) > self.background_threshold)
             fg = fg.astype(np.uint8)
@@ -139,11 +151,15 @@ class MotionGate:
             cv2.accumulateWeighted(gray.astype(np.float32), self._bg, self.learn_rate / 10,
                                    (still & (objects > 0)).astype(np.uint8))
             moving |= objects
-        moving = cv2.morphologyEx(moving, cv2.MORPH_OPEN, self._kernel)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(moving, connectivity=8)
+        return MotionMap.of(self._blobs(moving), self.px_per_mm, self._blobs(only_moving))
+
+    def _blobs(self, mask: np.ndarray) -> np.ndarray:
+        """Opened, and without specks smaller than ``min_blob_mm2`` (noise, JPEG)."""
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self._kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         keep = np.zeros(n, bool)
         keep[1:] = stats[1:, cv2.CC_STAT_AREA] >= self.min_blob_px
-        return MotionMap.of(keep[labels], self.px_per_mm)
+        return keep[labels]
 
 
 @dataclass
@@ -204,7 +220,9 @@ class TableTracker:
         n = len(detections)
         if len(classifications) != n:
             raise ValueError(f"{n} detections but {len(classifications)} classifications")
-        gated_det = (motion.near(detections.centers_mm, self.motion_radius_mm)
+        # A reading is not trusted while something moves over the card; a hand at rest
+        # beside or partly over it does not spoil what can be seen.
+        gated_det = (motion.near(detections.centers_mm, self.motion_radius_mm, moving_only=True)
                      if motion is not None and n else np.zeros(n, bool))
         obs = []
         for i in range(n):
