@@ -238,6 +238,10 @@ class CaptureThread(threading.Thread):
                 self.table.end_game(c.get("winners"), c.get("text", ""))
             elif obs.kind == "correct" and obs.move is not None:
                 self.table.correct_seen_at(obs.context.get("frame"), obs.move)
+            elif obs.kind == "sync":
+                frames = obs.context["frames"]
+                seen = [self.frame_walls.get(f, time.time()) for f in frames]
+                self.table.sync_moves(obs.context["moves"], frames, seen)
             elif obs.kind == "note" and self.table.live is not None:
                 self.table.note(obs.text, bool(obs.context.get("prominent")))
         except TableError as e:  # e.g. no game started yet: the move is not lost, just unused

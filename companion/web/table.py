@@ -280,9 +280,11 @@ class TableSession:
         self.bump()
         return {"corrected": event_id, "from_seq": ev.seq}
 
-    def _rejudge(self, live: _Live, from_seq: int) -> None:
+    def _rejudge(self, live: _Live, from_seq: int) -> Ruling | None:
+        """Re-judge every stored move; store new rulings from ``from_seq`` on; return the
+        last ruling."""
         referee = live.module.TableReferee(self.store.game(live.game_id).players, live.options)
-        rulings = {}
+        rulings, ruling = {}, None
         events = self.store.events(live.game_id, kind="move")
         for ev in events:
             ruling = referee.observe(live.module.public_move(Move.from_json(ev.payload["move"])))
@@ -292,6 +294,7 @@ class TableSession:
         self.store.rejudge(live.game_id, from_seq, rulings)
         live.referee = referee
         live.move_events = self.store.events(live.game_id, kind="move")
+        return ruling
 
     def undo_manual(self) -> None:
         with self.lock:
@@ -313,6 +316,39 @@ class TableSession:
                 self.correct(match[-1].id, move.to_json())
             else:
                 self.observe(move, source="camera", extra={"frame": frame})
+
+    def sync_moves(self, moves: list[dict[str, Any]], frames: list[int],
+                   seen_at: list[float]) -> None:
+        """Make the stored moves the referee's story as it now stands: moves that changed
+        are corrected (and everything after them re-judged), moves it took back are
+        deleted, new ones are added; nothing that still stands is touched."""
+        with self.lock:
+            live = self._require_live()
+            current = list(live.move_events)
+            same = 0
+            while same < min(len(current), len(moves)) and \
+                    current[same].payload["move"] == moves[same]:
+                same += 1
+            if same == len(current) == len(moves):
+                return
+            for k in range(same, len(current)):
+                new = None
+                if k < len(moves):
+                    new = {**current[k].payload, "move": moves[k], "public": moves[k],
+                           "frame": frames[k], "corrected": True}
+                self.store.correct_event(current[k].id, new)
+            if same < len(current):
+                last = self._rejudge(live, current[same].seq)
+                finished = self._result(live, last) if last is not None else None
+                if finished is not None and len(moves) <= len(current):
+                    self.store.end_game(live.game_id, finished)
+                    self.live = None
+            for k in range(len(current), len(moves)):
+                if self.live is None:
+                    break  # the story reached the end of the game
+                self.observe(Move.from_json(moves[k]), source="camera",
+                             extra={"frame": frames[k], "seen_at": seen_at[k]})
+        self.bump()
 
     def note(self, text: str, prominent: bool = False) -> None:
         """Something the table should know that is not a move (a draw seen, a desync)."""

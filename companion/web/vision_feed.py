@@ -94,7 +94,8 @@ class VisionFeed:
     """One camera or one or more game videos through the pipeline and the vision referee."""
 
     def __init__(self, source: str, videos: list[GameVideo] | None = None,
-                 game: str | None = None, players: int = 4, options: dict | None = None):
+                 game: str | None = None, players: int = 4, options: dict | None = None,
+                 stages=None):
         self.source, self.videos = source, videos or []
         self.realtime = source.isdigit()
         self.label = "" if self.realtime else (
@@ -107,7 +108,11 @@ class VisionFeed:
         # () -> (game id, game, players, options) of the table's game, or None
         self.game_provider = None
         self._last = (0, 0.0)
-        _classifier(None)  # fail now, in open_feed, when there is no model
+        # (video or None, deck) -> (classifier, detector or None); the shipped model by
+        # default. Tests and benchmarks pass the fixtures' ground-truth oracle here.
+        self.stages = stages
+        if stages is None:
+            _classifier(None)  # fail now, in open_feed, when there is no model
 
     # ---- frames -------------------------------------------------------------------------
 
@@ -117,7 +122,7 @@ class VisionFeed:
             offset, media_t = 0, 0.0
             for v in self.videos:
                 for item in self._run(open_source(str(v.video)), v.game, v.players, v.options,
-                                      offset, media_t):
+                                      offset, media_t, v):
                     yield item
                     offset, media_t = item.index + 1, item.timestamp
                 yield FeedItem(None, offset, media_t, observations=(Observation("end"),))
@@ -126,12 +131,13 @@ class VisionFeed:
         yield from self._run(source, self.game, self.players, self.options, 0, 0.0)
 
     def _run(self, source, game: str | None, players: int, options: dict,
-             offset: int, media_t: float) -> Iterator[FeedItem]:
+             offset: int, media_t: float, video: GameVideo | None = None
+             ) -> Iterator[FeedItem]:
         start: tuple[Observation, ...] = ()
         if game:  # a filmed game: the feed says which game it is
             start = (Observation("start", context={"game": game, "players": players,
                                                    "options": options}),)
-        pipeline, zones_mm = self._setup(game, players, options)
+        pipeline, zones_mm = self._setup(game, players, options, video)
         followed = None
         try:
             for frame in source.frames():
@@ -141,13 +147,16 @@ class VisionFeed:
                         followed = wanted
                         pipeline, zones_mm = self._setup(*(wanted[1:] if wanted
                                                            else (None, 0, {})))
+                if hasattr(pipeline.classifier, "frame"):  # an oracle reads frame by frame
+                    pipeline.classifier.frame = frame.index
                 with self._lock:
                     fr = pipeline.process(frame)
                     self._last = (fr.frame_index, fr.timestamp)
                     outs = self.referee.observe(list(fr.events), fr.frame_index, fr.timestamp,
                                                 fr.motion_map) if self.referee else []
+                    story = self._story(outs)
                 obs = start + tuple(_unsure(ev) for ev in fr.events if ev.kind == "unsure") \
-                    + tuple(o for out in outs for o in _convert(out))
+                    + tuple(o for out in outs for o in _convert(out)) + story
                 start = ()
                 yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,
                                _zone_polygons(pipeline, zones_mm), _card_overlays(fr), obs,
@@ -155,7 +164,8 @@ class VisionFeed:
         finally:
             source.close()
 
-    def _setup(self, game: str | None, players: int, options: dict):
+    def _setup(self, game: str | None, players: int, options: dict,
+               video: GameVideo | None = None):
         """A fresh pipeline and vision referee for ``game`` (None: see, judge nothing)."""
         from companion.games import get_game
         from companion.referee import Referee
@@ -163,7 +173,11 @@ class VisionFeed:
         from companion.vision.track import TableTracker
         layout = load_layout(game) if game else None
         deck = getattr(get_game(game), "DECK", None) if game else None
-        pipeline = Pipeline(_classifier(deck), TableTracker(layout))
+        if self.stages is not None:
+            classifier, detector = self.stages(video, deck)
+        else:
+            classifier, detector = _classifier(deck), None
+        pipeline = Pipeline(classifier, TableTracker(layout), detector=detector)
         with self._lock:
             self.referee = Referee(game, players, options, layout) if game else None
         zones_mm = [(z.label, z.center_mm) for z in layout.zones] if layout else []
@@ -191,7 +205,19 @@ class VisionFeed:
                     return []
             except (RefereeError, ValueError) as e:
                 return [Observation("note", text=f"Could not use that answer: {e}")]
-        return [o for out in outs for o in _convert(out)]
+            story = self._story(outs)
+        return [o for out in outs for o in _convert(out)] + list(story)
+
+    def _story(self, outs) -> tuple[Observation, ...]:
+        """When the referee's rulings changed, the whole list of moves as it now stands:
+        a two-card turn replaces its first card, an answer re-tells what followed."""
+        if self.referee is None or not any(o.kind in ("ruling", "correction", "superseded")
+                                           for o in outs):
+            return ()
+        rulings = [o for o in self.referee.outputs if o.kind == "ruling" and o.ruling]
+        return (Observation("sync", context={
+            "moves": [o.ruling.move.to_json() for o in rulings],
+            "frames": [o.frame for o in rulings]}),)
 
 
 def _unsure(ev) -> Observation:
@@ -203,11 +229,7 @@ def _unsure(ev) -> Observation:
 
 
 def _convert(out) -> list[Observation]:
-    if out.kind == "ruling" and out.ruling is not None:
-        return [Observation("move", out.ruling.move,
-                            context={"frame": out.frame, "assumed": out.assumed})]
-    if out.kind == "correction" and out.ruling is not None:
-        return [Observation("correct", out.ruling.move, context={"frame": out.frame})]
+    """Questions and notes; the moves themselves travel as the whole story (``sync``)."""
     if out.kind == "question":
         return [Observation("question", text=out.text,
                             choices=tuple({"value": i, "label": c}

@@ -151,3 +151,48 @@ def test_answers_reach_the_feed_and_its_corrections_replace_the_move_seen_there(
     assert after[3].id != before[3] and after[3].payload.get("corrected")  # replaced
     assert after[3].payload["move"] == other_story.to_json()
     assert after[1].id == before[1]  # the move seen elsewhere is untouched
+
+
+def test_the_vision_pipeline_feeds_the_table_move_for_move():
+    """End to end on the filmed Kendra Kari game: the real pipeline (detection, tracking,
+    hand watching) and the vision referee, with the fixtures' ground-truth oracle in place
+    of the model, feed the table session; every filmed move is stored and judged legal,
+    and the bridges are announced."""
+    import json
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    from companion.games import get_game
+    from companion.games.base import Move
+    from companion.web.vision_feed import VisionFeed, fixture_videos
+    root = Path(__file__).resolve().parents[2]
+    videos = [v for v in fixture_videos() if v.video.name == "kendra-kari-4p.mp4"]
+    if not videos:
+        pytest.skip("fixture video kendra-kari-4p.mp4 not present (make fixtures)")
+    sys.path.insert(0, str(root / "benchmarks"))
+    from fixture_oracle import TruthOracle
+
+    from companion.vision.detect import CardDetector
+
+    def oracle(video, deck):
+        classifier = TruthOracle(video.meta)
+        return classifier, classifier.detector(CardDetector())
+
+    table = TableSession(Store(":memory:"))
+    feed = VisionFeed("demo", videos, stages=oracle)
+    feed.realtime = True  # as fast as it runs: no pacing at the film's 30 fps
+    cap = CaptureThread(table, FrameHub(), lambda: feed)
+    cap._consume(feed)  # the capture thread's own handling, in this thread
+    game_id = table.store.games()[-1].id
+    meta = json.loads(videos[0].meta.read_text())
+    kk = get_game("kendra-kari")
+    filmed = [kk.public_move(Move.from_json(m["move"])).to_json() for m in meta["moves"]]
+    stored = table.store.events(game_id, kind="move")
+    assert [e.payload["move"] for e in stored] == filmed
+    assert all(e.payload["ruling"]["verdict"] != "illegal" for e in stored)
+    assert table.store.game(game_id).result["text"] == meta["record"]["result"]["text"]
+    bridges = [a for a in table.store.announcements(game_id, limit=1000) if a.kind == "bridge"]
+    assert len(bridges) == sum(1 for m in meta["moves"] for e in m["events"]
+                               if e["kind"] == "bridge")
