@@ -555,7 +555,16 @@ class _KendraKari:
                 return
         drawer = getattr(s, "drawer", -1)
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer):
-            s = self._unseen_draws(f, hand) or s
+            after = self._unseen_draws(f, hand, 1)
+            if after is None:  # the hand and the turn order disagree: ask
+                choices = (f"{seat_name(s.turn)}, whose turn it was",
+                           (f"{seat_name(hand)}, whose hand was seen (the players before "
+                           "drew unseen)"))
+                # the hand is the likelier story (it was right more often on the films)
+                if self._ask(i, f, f"Who laid {f.card.name}: {seat_name(s.turn)} or "
+                             f"{seat_name(hand)}?", choices, 1) == 1:
+                    after = self._unseen_draws(f, hand, self.ref.players - 1)
+            s = after or s
             drawer = getattr(s, "drawer", -1)
         seat, assumed = s.turn, False
         if drawer is not None and drawer >= 0 and drawer != s.turn:
@@ -580,13 +589,15 @@ class _KendraKari:
         self._emit_ruling(Move(seat, action, (f.card,), target), f, assumed)
 
 
-    def _unseen_draws(self, f: _Fact, hand: int):
-        """The hand of a later seat laid the card: the seats in between cannot have played,
-        and a player who cannot play draws, so they drew where the camera missed it. Those
-        draws are judged (they are unverifiable anyway) and marked as inferred."""
+    def _unseen_draws(self, f: _Fact, hand: int, most: int):
+        """The hand of the seat after the one to play laid the card: that player cannot
+        have played, and a player who cannot play draws, so they drew where the camera
+        missed it. The draw is judged (it is unverifiable anyway) and marked as inferred."""
         eng = self.ref.engine
         steps = 0
-        while steps < self.ref.players - 1 and eng.state.turn != hand:
+        # One missed draw is a camera's slip; a whole round of them is more likely a hand
+        # taken for the wrong seat, so then the turn order stands.
+        while steps < most and eng.state.turn != hand:
             eng.observe(Move(eng.state.turn, "draw"))
             steps += 1
         reached = eng.state.turn == hand
