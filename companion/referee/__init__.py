@@ -1,0 +1,260 @@
+"""The table referee: tracker events in a game's zones -> that game's moves -> rulings.
+
+The camera sees cards land in zones (``calibration/layouts/<game>.json``); this module
+turns those sightings into the game's moves and has the game's own ``TableReferee`` judge
+them, so every verdict and announcement comes from the rules engine.
+
+Who played a card:
+- where each seat has its own zone (trick games: ``play0``, ``deni2`` ...) the zone says;
+- on the shared Kendra Kari ring it follows the turn order, plus the draws it saw (a hand
+  at the stock) or was told (``tell_draw(seat)``, the dashboard's one-tap button).
+Some sightings fit two stories: a second card laid soon after a first may be the same
+player's two-card turn (a bridge, or opening a phase with two cards) or the next player's
+card; a card laid after a draw may be the drawn card or the next player's. The referee then
+asks (a ``question`` output with the choices), goes on with the likelier story (the one
+that fits the timing) *marked as assumed*, and re-judges everything after it if
+``answer()`` says otherwise. It never reports a card the tracker was unsure of: those go
+to the players (``unsure``), and ``confirm(...)`` brings the answer back.
+
+When the table and the game disagree (a card the rules refused is still lying there, or a
+card the game needs has gone) it says ``desync`` and stays in that state until the table
+matches again (``resync``).
+"""
+
+
+from typing import Any
+
+from companion.cards import Card, deck_cards
+from companion.games import get_game
+from companion.games.base import (
+    Move,
+    OptionsError,
+    Ruling,
+    UnknownGameError,
+    options_from_json,
+    seat_name,
+)
+from companion.layouts import Layout, LayoutError, load_layout, load_mat
+from companion.referee.hands import ArmWatcher
+from companion.referee.judges import KendraKariJudge, PerSeatJudge
+from companion.referee.values import (
+    Derivation,
+    Fact,
+    RefereeError,
+    RefereeOutput,
+    parse_card,
+)
+from companion.vision.track import MotionMap, TrackEvent
+
+__all__ = ["Referee", "RefereeError", "RefereeOutput"]
+
+
+class Referee:
+    """``observe(events, ...) -> outputs`` for one game at one table."""
+
+    def __init__(self, game: str, players: int, options: dict[str, Any] | None = None,
+                 layout: Layout | None = None, combo_s: float = 3.0,
+                 seat_angles_deg: tuple[float, ...] | None = None, watch_hands: bool = True):
+        try:
+            self.module = get_game(game)
+            self.options = options_from_json(self.module.Options, options)
+        except (UnknownGameError, OptionsError) as e:
+            raise RefereeError(str(e)) from None
+        if not self.module.MIN_PLAYERS <= players <= self.module.MAX_PLAYERS:
+            raise RefereeError(f"{self.module.TITLE} is for {self.module.MIN_PLAYERS}-"
+                               f"{self.module.MAX_PLAYERS} players, not {players}")
+        try:
+            self.layout = layout or load_layout(self.module.NAME)
+        except LayoutError as e:
+            raise RefereeError(f"{self.module.TITLE} has no table layout yet: {e}") from None
+        self.game, self.players = self.module.NAME, players
+        self.shared = all(z.seat is None for z in self.layout.zones)
+        self.combo_s = combo_s
+        self._facts: list[Fact] = []
+        self._answers: dict[int, int] = {}  # question id -> chosen index
+        self._emitted = 0  # outputs of the derivation already returned
+        self._derived = Derivation()
+        self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
+        self._arms: ArmWatcher | None = None
+        if watch_hands and self.shared:
+            if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
+                seat_angles_deg = tuple((90 + 360 / players * k) % 360 for k in range(players))
+            if len(seat_angles_deg) != players:
+                raise RefereeError(f"seat_angles_deg needs {players} angles, "
+                                   f"got {len(seat_angles_deg)}")
+            stock = next((z.center_mm for z in self.layout.zones if z.kind == "stock"), None)
+            self._arms = ArmWatcher(load_mat(self.layout.mat).size_mm, seat_angles_deg, stock)
+        self.desynced: str = ""  # why the table and the game disagree, or ""
+        self.engine = self._fresh_engine()
+
+    @property
+    def outputs(self) -> list[RefereeOutput]:
+        """The whole story so far as it now stands (answers and two-card turns applied)."""
+        return list(self._derived.outputs)
+
+    def rulings(self) -> list[Ruling]:
+        return [o.ruling for o in self._derived.outputs if o.kind == "ruling" and o.ruling]
+
+    # ---- inputs --------------------------------------------------------------------------
+
+    def observe(self, events: list[TrackEvent], frame: int = 0, timestamp: float = 0.0,
+                motion: MotionMap | None = None) -> list[RefereeOutput]:
+        """The tracker's events of one frame (and its motion map, to see draws)."""
+        out: list[RefereeOutput] = []
+        for ev in events:
+            out += self._track_event(ev)
+        if motion is not None and self._arms is not None:
+            for seat, f, t in self._arms.update(motion, frame, timestamp):
+                if self._stage() == "normal":
+                    out += self._add(Fact("draw", f, t, seat=seat, source="hand"))
+        out += self._check_sync(frame, timestamp)
+        return out
+
+    def tell_draw(self, seat: int | None = None, frame: int = 0,
+                  timestamp: float = 0.0) -> list[RefereeOutput]:
+        """The dashboard's tap: a player drew from the stock (``seat`` None: whoever's turn)."""
+        if seat is not None and not 0 <= seat < self.players:
+            raise RefereeError(f"there is no {seat_name(seat)} in a {self.players}-player game")
+        return self._add(Fact("draw", frame, timestamp, seat=seat))
+
+    def tell_move(self, move: Move, frame: int = 0, timestamp: float = 0.0
+                  ) -> list[RefereeOutput]:
+        """A move no camera can see (a pass, a called card), entered on the dashboard."""
+        if not 0 <= move.player < self.players:
+            raise RefereeError(f"there is no {seat_name(move.player)} in a "
+                               f"{self.players}-player game")
+        return self._add(Fact("told", frame, timestamp, move=move))
+
+    def answer(self, question_id: int, choice: int) -> list[RefereeOutput]:
+        """Answer a question by the index of its choice; re-judges what followed it."""
+        choices = self._derived.questions.get(question_id)
+        if choices is None:
+            raise RefereeError(f"no open question {question_id}")
+        if not 0 <= choice < len(choices):
+            raise RefereeError(f"question {question_id} has choices 0..{len(choices) - 1}")
+        old = [o for o in self._derived.outputs if o.kind == "ruling"]
+        self._answers[question_id] = choice
+        self._rederive()
+        new = [o for o in self._derived.outputs if o.kind == "ruling"]
+        changed = [n for o, n in zip(old, new) if o.ruling != n.ruling] + new[len(old):]
+        return [RefereeOutput("correction", f"Corrected: {n.ruling.move}", n.frame, n.timestamp,
+                              n.ruling) for n in changed]
+
+    def confirm(self, card_id: str, zone: str, frame: int = 0,
+                timestamp: float = 0.0) -> list[RefereeOutput]:
+        """A person named a card the tracker was unsure of: it counts as laid there."""
+        card = parse_card(card_id)
+        if card is None:
+            raise RefereeError(f"bad card id {card_id!r}")
+        self.layout.zone(zone)  # raises LayoutError for an unknown zone
+        self._table.setdefault(zone, []).append(card)
+        return self._add(Fact("laid", frame, timestamp, card, zone))
+
+    # ---- the physical table ---------------------------------------------------------------
+
+    def _has_zone(self, zone_id: str) -> bool:
+        return any(z.id == zone_id for z in self.layout.zones)
+
+    def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
+        if ev.kind == "unsure":
+            names = ", ".join(f"{c} ({p:.0%})" for c, p in ev.candidates) or "no reading"
+            where = ev.zone or "off the zones"
+            return [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
+                                  ev.last_frame, ev.timestamp,
+                                  choices=tuple(c for c, _ in ev.candidates))]
+        card = parse_card(ev.card_id)
+        if ev.kind == "removed" and ev.zone and card is not None:
+            stack = self._table.get(ev.zone, [])
+            if card in stack:
+                stack.remove(card)
+            return []
+        if ev.kind != "appeared" or card is None or ev.zone is None:
+            return []  # face-down cards, cleared zones and cards off the zones: no moves
+        stack = self._table.setdefault(ev.zone, [])
+        if card in stack:  # the card on top went away and this one shows again
+            stack.remove(card)
+            stack.append(card)
+            return []
+        stack.append(card)
+        if self.shared and self.expected_table().get(ev.zone) == card:
+            return []  # a card put back where the game has it: no new move
+        if self.shared and self._already_played(card):
+            return []  # the same card seen again (swept up with the others): no new move
+        if self.shared and ev.zone in ("stock", "gathered"):
+            return []
+        if not self.shared and ev.zone.startswith("won"):
+            return []  # tricks gathered to a pile are the engine's consequence, not a move
+        seat = None
+        if self._arms is not None:
+            seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
+        return self._add(Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
+                               source="hand" if seat is not None else ""))
+
+    # ---- judging -----------------------------------------------------------------------
+
+    def _fresh_engine(self):
+        return self.module.TableReferee(self.players, self.options)
+
+    def _add(self, fact: Fact) -> list[RefereeOutput]:
+        self._facts.append(fact)
+        self._rederive()
+        new = self._derived.outputs[self._emitted:]
+        self._emitted = len(self._derived.outputs)
+        return list(new)
+
+    def _rederive(self) -> None:
+        """Judge every fact from the start: answers to questions may change the story."""
+        self.engine = self._fresh_engine()
+        d = Derivation()
+        judge = KendraKariJudge(self, d) if self.shared else PerSeatJudge(self, d)
+        for i, fact in enumerate(self._facts):
+            judge.fact(i, fact)
+        self._derived = d
+
+    def _stage(self) -> str:
+        stage = getattr(getattr(self.engine, "state", None), "stage", None)
+        names = {0: "normal", 1: "start", 2: "turnup", 3: "over", 4: "deal"}
+        return names.get(stage, "normal") if isinstance(stage, int) else "normal"
+
+    def expected_table(self) -> dict[str, Card]:
+        """Zone -> the card the game says lies on top there (Kendra Kari's ring)."""
+        state = getattr(self.engine, "state", None)
+        tops = getattr(state, "tops", None)
+        if tops is None:
+            return {}
+        cards = deck_cards(self.module.DECK)
+        out = {}
+        for i, c in enumerate(tops):
+            if c >= 0:
+                out["pos7" if i == 0 else f"pos{i}"] = cards[c]
+        return out
+
+    def _already_played(self, card: Card) -> bool:
+        out = getattr(getattr(self.engine, "state", None), "out", 0)
+        cards = deck_cards(self.module.DECK)
+        return card in cards and bool((out >> cards.index(card)) & 1)
+
+    def _check_sync(self, frame: int, ts: float) -> list[RefereeOutput]:
+        if not self.shared:
+            return []
+        expected = self.expected_table()
+        accepted = getattr(self.engine.state, "out", 0)  # every card the game saw played
+        index = {c: i for i, c in enumerate(deck_cards(self.module.DECK))}
+        problems = []
+        for zone in [f"pos{k}" for k in range(1, 8)]:
+            stack = self._table.get(zone, [])
+            top = stack[-1] if stack else None
+            want = expected.get(zone)
+            if want is not None and top != want:
+                problems.append(f"{want.name} should lie on Position {zone[3:]}"
+                                + (f", not {top.name}" if top else ""))
+            elif top is not None and top != want and not (accepted >> index[top]) & 1:
+                problems.append(f"take {top.name} back from Position {zone[3:]}")
+        if problems and not self.desynced:
+            self.desynced = "; ".join(problems)
+            return [RefereeOutput("desync", f"The table does not match the game: "
+                                  f"{self.desynced}. Waiting until it does.", frame, ts)]
+        if not problems and self.desynced:
+            self.desynced = ""
+            return [RefereeOutput("resync", "The table matches the game again.", frame, ts)]
+        return []

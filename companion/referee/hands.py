@@ -1,0 +1,155 @@
+"""Whose hand is where: the seat of each arm reaching over the mat, from the motion map.
+
+An arm enters the mat across the edge in front of its seat; its deepest point is the hand.
+A hand that comes in to a zone and leaves again laid a card there (or took one); a hand
+that turns back at the stock drew a card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from companion.vision.track import MotionMap
+
+
+@dataclass
+class Reach:
+    """One visit of a seat's hand over the mat: where its fingertips went, frame by frame."""
+
+    seat: int
+    tips: list[tuple[int, float, float, float]]  # (frame, timestamp, x_mm, y_mm)
+    last_frame: int
+    deepest: tuple[float, int, float, float, float] = (-1.0, 0, 0.0, 0.0, 0.0)
+    retreating: bool = False  # turned back: heading out of the mat
+    depths: list[float] = field(default_factory=list)  # per tip: how far in the hand was
+
+
+class ArmWatcher:
+    """Which seat's hand is where, from the motion map: an arm enters the mat across the
+    edge in front of its seat, and its deepest point is the hand.
+
+    Seats sit around the mat at ``seat_angles_deg`` (image angles from the mat's centre,
+    0 = right, 90 = bottom edge; by default Player 1 at the bottom and the others
+    clockwise, ruling *seats-clockwise*)."""
+
+    def __init__(self, size_mm: tuple[float, float], seat_angles_deg: tuple[float, ...],
+                 stock_mm: tuple[float, float] | None, reach_mm: float = 80.0,
+                 stock_mm_radius: float = 55.0, gap_frames: int = 4,
+                 retreat_mm: float = 80.0):
+        self.size_mm, self.angles = size_mm, seat_angles_deg
+        self.stock = stock_mm
+        self.reach_mm, self.stock_radius = reach_mm, stock_mm_radius
+        self.gap, self.retreat_mm = gap_frames, retreat_mm
+        self.active: dict[int, Reach] = {}
+        self.done: list[Reach] = []
+        self._kernel = None
+
+    def _turned(self, r: Reach) -> list[tuple[int, int, float]]:
+        """A hand that turned back at the stock drew a card; one that only passed over it
+        on the way to the ring turned back somewhere deeper."""
+        depth, f, t, x, y = r.deepest
+        if depth < 0 or r.retreating or self.stock is None:
+            return []
+        if float(np.hypot(x - self.stock[0], y - self.stock[1])) <= self.stock_radius:
+            return [(r.seat, f, t)]
+        return []
+
+    def _home(self, seat: int) -> tuple[float, float]:
+        """A point far out in front of the seat, so that 'deepest' means 'reached in most'."""
+        a = np.radians(self.angles[seat])
+        cx, cy = self.size_mm[0] / 2, self.size_mm[1] / 2
+        return cx + 2000 * float(np.cos(a)), cy + 2000 * float(np.sin(a))
+
+    def _nearest_reach(self, x: float, y: float, within_mm: float = 150.0) -> int | None:
+        best, best_d = None, within_mm
+        for seat, r in self.active.items():
+            _, _, tx, ty = r.tips[-1]
+            d = float(np.hypot(tx - x, ty - y))
+            if d < best_d:
+                best, best_d = seat, d
+        return best
+
+    def _seat_at(self, angle: float) -> int:
+        diffs = [abs((angle - a + 180) % 360 - 180) for a in self.angles]
+        return int(np.argmin(diffs))
+
+    def update(self, motion: MotionMap, frame: int, ts: float) -> list[tuple[int, int, float]]:
+        """Feed one frame; returns draws seen: (seat, frame, timestamp)."""
+        import cv2
+        m = motion.mask.astype(np.uint8)
+        if self._kernel is None:
+            k = max(3, int(20 * motion.px_per_mm) | 1)
+            self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        h, w = m.shape
+        draws = []
+        seen: dict[int, tuple[float, float, float]] = {}  # seat -> (depth, x_mm, y_mm)
+        if m.any():
+            n, labels = cv2.connectedComponents(cv2.dilate(m, self._kernel))
+            edge = np.zeros((h, w), bool)
+            edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = True
+            ppm = motion.px_per_mm
+            for k in range(1, n):
+                blob = (labels == k) & (m > 0)
+                ys, xs = np.nonzero(blob)
+                if len(xs) < 20:
+                    continue
+                contact = blob & edge
+                if contact.any():
+                    cy, cx = (v.mean() for v in np.nonzero(contact))
+                    seat = self._seat_at(float(np.degrees(np.arctan2(cy - h / 2, cx - w / 2))
+                                               % 360))
+                else:
+                    # A hand whose sleeve the camera cannot tell from the mat: it belongs to
+                    # the arm that was nearest a moment ago.
+                    seat = self._nearest_reach(xs.mean() / ppm, ys.mean() / ppm)
+                    if seat is None:
+                        continue
+                home = self._home(seat)
+                depth = np.hypot(xs / ppm - home[0], ys / ppm - home[1])
+                j = int(np.argmax(depth))
+                tip = (float(depth[j]), xs[j] / ppm, ys[j] / ppm)
+                if seat not in seen or tip[0] > seen[seat][0]:
+                    seen[seat] = tip
+        for seat, (depth, x, y) in seen.items():
+            r = self.active.get(seat)
+            if r is None:
+                r = self.active[seat] = Reach(seat, [], frame)
+            r.tips.append((frame, ts, x, y))
+            r.depths.append(depth)
+            r.last_frame = frame
+            if r.retreating:  # on the way out; reaching in again starts a new reach
+                if depth < r.deepest[0]:
+                    r.deepest = (depth, frame, ts, x, y)
+                elif depth > r.deepest[0] + self.retreat_mm:
+                    r.retreating = False
+                    r.deepest = (depth, frame, ts, x, y)
+            elif depth > r.deepest[0]:
+                r.deepest = (depth, frame, ts, x, y)
+            elif depth < r.deepest[0] - self.retreat_mm:  # the hand turned back
+                draws += self._turned(r)
+                r.retreating = True
+                r.deepest = (depth, frame, ts, x, y)
+        for seat in list(self.active):
+            r = self.active[seat]
+            if frame - r.last_frame > self.gap:
+                self.done.append(self.active.pop(seat))
+                draws += self._turned(r)
+        self.done = [r for r in self.done if frame - r.last_frame < 150]
+        return draws
+
+    def who_reached(self, zone_mm: tuple[float, float], frame: int,
+                    window: int = 90) -> int | None:
+        """The seat whose hand came to ``zone_mm`` most recently (None: no hand seen)."""
+        best, best_frame = None, -1
+        for r in list(self.active.values()) + self.done:
+            shallowest = float("inf")
+            for (f, _, x, y), depth in zip(r.tips, r.depths):
+                shallowest = min(shallowest, depth)
+                # Only a hand that came in to the zone counts, not one resting near it.
+                if frame - window <= f <= frame and f > best_frame and \
+                        depth - shallowest >= self.retreat_mm and \
+                        float(np.hypot(x - zone_mm[0], y - zone_mm[1])) <= self.reach_mm:
+                    best, best_frame = r.seat, f
+        return best

@@ -1,0 +1,256 @@
+"""How sightings become moves: one judge per kind of table.
+
+``KendraKariJudge``: the shared ring, turn order, draws, two-card turns, the hands seen.
+``PerSeatJudge``: trick games, where each seat has its own zones.
+Both are re-run from the first fact whenever the story changes (an answer to a question),
+against a fresh engine referee held by the :class:`~companion.referee.Referee`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from companion.cards import Card
+from companion.games.base import Move, Verdict, seat_name
+from companion.referee.values import Derivation, Fact, RefereeOutput
+
+if TYPE_CHECKING:
+    from companion.referee import Referee
+
+
+class KendraKariJudge:
+    """The shared ring: turn order, draws, and the two-card turns that need a question."""
+
+    TARGET: ClassVar[dict[str, str]] = {"pos7": "7", **{f"pos{k}": str(k) for k in range(1, 7)}}
+
+    def __init__(self, ref: Referee, d: Derivation):
+        self.ref, self.d = ref, d
+        self.last: tuple[Move, Fact, int] | None = None  # last move, its fact, output index
+        self.last_draw: tuple[int, Fact] | None = None  # seat that drew, and when
+        self.drawn_played = False  # the last move played a card just drawn
+
+    def _emit_ruling(self, move: Move, fact: Fact, assumed: bool,
+                     replaces: bool = False) -> None:
+        ruling = self.ref.engine.observe(move)
+        if ruling.verdict is Verdict.ILLEGAL:
+            text = f"{seat_name(move.player)}: {ruling.reason}"
+        else:
+            text = "; ".join(e.text for e in ruling.events) or str(move)
+        self.d.outputs.append(RefereeOutput("ruling", text, fact.frame, fact.timestamp, ruling,
+                                            assumed=assumed, replaces=replaces))
+        self.last = (move, fact, len(self.d.outputs) - 1)
+
+    def _ask(self, index: int, fact: Fact, text: str, choices: tuple[str, ...],
+             likely: int) -> int:
+        """Ask; the choice used is the answer if given, else the likely one."""
+        ordered = (choices[likely],) + tuple(c for k, c in enumerate(choices) if k != likely)
+        if index not in self.d.questions:
+            self.d.outputs.append(RefereeOutput("question", text, fact.frame, fact.timestamp,
+                                                choices=ordered, question_id=index))
+        self.d.questions[index] = ordered
+        picked = self.ref._answers.get(index, 0)
+        return choices.index(ordered[picked])
+
+    def fact(self, i: int, f: Fact) -> None:
+        eng = self.ref.engine
+        s = eng.state
+        if f.kind == "told":
+            self._emit_ruling(f.move, f, False)
+            return
+        if f.kind == "draw":
+            seat = s.turn if f.seat is None else f.seat
+            if f.source == "hand" and seat != s.turn:
+                return  # a hand near the stock out of turn: passing by, not drawing
+            self.d.outputs.append(RefereeOutput(
+                "draw", f"{seat_name(seat)} draws from the stock"
+                + (" (seen)" if f.source == "hand" else ""), f.frame, f.timestamp))
+            self._emit_ruling(Move(seat, "draw"), f, False)
+            self.last_draw = (seat, f)
+            self.drawn_played = False
+            return
+        target = self.TARGET.get(f.zone)
+        if target is None:
+            return
+        stage = self.ref._stage()
+        if stage == "deal":
+            if target == "7":
+                self._emit_ruling(Move(s.turn, "deal", (f.card,), "7"), f, False)
+            return
+        prev = self.last
+        quick = prev is not None and f.timestamp - prev[1].timestamp <= self.ref.combo_s
+        hand = f.seat if f.source == "hand" else None
+        # A second card of the same turn: a play then a bridge to 7, or a phase opened on 7
+        # then a card on 1 (a card just drawn cannot begin a two-card bridge). The hand that
+        # laid it tells it from the next player's card; without it, ask.
+        if prev is not None and len(prev[0].cards) == 1 and (
+                (prev[0].action == "play" and target == "7" and not self.drawn_played)
+                or (prev[0].action == "start" and target == "1" and stage == "normal")):
+            first, who = prev[0], prev[0].player
+            nxt = s.turn
+            action = "bridge" if first.action == "play" else "start"
+            if hand in (who, nxt):
+                picked, assumed = (0 if hand == who else 1), False
+            else:
+                choices = (f"{seat_name(who)} laid both cards in one turn",
+                           f"{seat_name(nxt)} laid {f.card.name}")
+                picked = self._ask(i, f, f"Who laid {f.card.name} on Position {target}: "
+                                   f"{seat_name(who)} (a second card) or {seat_name(nxt)}?",
+                                   choices, 0 if quick else 1)
+                assumed = i not in self.ref._answers
+            if picked == 0:
+                eng.undo()
+                combined = Move(who, action, first.cards + (f.card,),
+                                f"{first.target},{target}")
+                earlier = self.d.outputs[prev[2]]
+                self.d.outputs[prev[2]] = RefereeOutput(
+                    "superseded", earlier.text + " (the first card of two)", earlier.frame,
+                    earlier.timestamp, earlier.ruling, assumed=assumed)
+                self._emit_ruling(combined, f, assumed=assumed, replaces=True)
+                return
+        drawer = getattr(s, "drawer", -1)
+        if hand is not None and stage == "normal" and hand not in (s.turn, drawer):
+            after = self._unseen_draws(f, hand, 1)
+            if after is None:  # the hand and the turn order disagree: ask
+                choices = (f"{seat_name(s.turn)}, whose turn it was",
+                           (f"{seat_name(hand)}, whose hand was seen (the players before "
+                           "drew unseen)"))
+                # the hand is the likelier story (it was right more often on the films)
+                if self._ask(i, f, f"Who laid {f.card.name}: {seat_name(s.turn)} or "
+                             f"{seat_name(hand)}?", choices, 1) == 1:
+                    after = self._unseen_draws(f, hand, self.ref.players - 1)
+            s = after or s
+            drawer = getattr(s, "drawer", -1)
+        seat, assumed = s.turn, False
+        if drawer is not None and drawer >= 0 and drawer != s.turn:
+            if hand in (drawer, s.turn):
+                seat = hand
+            else:
+                draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
+                choices = (f"{seat_name(drawer)} played the card just drawn",
+                           f"{seat_name(s.turn)} played it (the drawn card was kept)")
+                picked = self._ask(i, f, f"Who laid {f.card.name}: {seat_name(drawer)} (the "
+                                   f"drawn card) or {seat_name(s.turn)}?", choices,
+                                   0 if f.timestamp - draw_t <= self.ref.combo_s else 1)
+                seat = drawer if picked == 0 else s.turn
+                assumed = i not in self.ref._answers
+        self.drawn_played = seat == drawer
+        if stage == "start":
+            action = "start"
+        elif target == "7":
+            action = "bridge"
+        else:
+            action = "play"
+        self._emit_ruling(Move(seat, action, (f.card,), target), f, assumed)
+
+
+    def _unseen_draws(self, f: Fact, hand: int, most: int):
+        """The hand of the seat after the one to play laid the card: that player cannot
+        have played, and a player who cannot play draws, so they drew where the camera
+        missed it. The draw is judged (it is unverifiable anyway) and marked as inferred."""
+        eng = self.ref.engine
+        steps = 0
+        # One missed draw is a camera's slip; a whole round of them is more likely a hand
+        # taken for the wrong seat, so then the turn order stands.
+        while steps < most and eng.state.turn != hand:
+            eng.observe(Move(eng.state.turn, "draw"))
+            steps += 1
+        reached = eng.state.turn == hand
+        for _ in range(steps):
+            eng.undo()
+        if not reached or steps == 0:
+            return None
+        for _ in range(steps):
+            seat = eng.state.turn
+            self.d.outputs.append(RefereeOutput(
+                "draw", f"{seat_name(seat)} must have drawn from the stock (not seen: "
+                f"{seat_name(hand)}'s hand laid the next card)", f.frame, f.timestamp))
+            self._emit_ruling(Move(seat, "draw"), f, assumed=True)
+            self.last_draw = (seat, f)
+        self.drawn_played = False
+        return eng.state
+
+
+class PerSeatJudge:
+    """Trick games: each seat has its own play and Deni spots, so the zone names the seat.
+
+    The action is the first of the game's card-laying actions that the rules accept here
+    (lead, follow, sacrifice ...); a card on a Deni spot and the card led with it form one
+    ``deni`` move (low card led, high card exposed); a second card of the same seat that
+    no single action accepts, with its first, is a ``double``.
+    """
+
+    ACTIONS = ("lead", "follow", "sacrifice", "play")
+
+    def __init__(self, ref: Referee, d: Derivation):
+        self.ref, self.d = ref, d
+        self.waiting_deni: dict[int, Card] = {}
+        self.last: dict[int, tuple[Move, int]] = {}  # the latest move, if it was this seat's
+
+    def fact(self, i: int, f: Fact) -> None:
+        if f.kind == "told":
+            self._judge([f.move], f, f.move.player)
+            return
+        zone = self.ref.layout.zone(f.zone)
+        if zone.seat is None or f.kind != "laid":
+            return
+        seat = zone.seat
+        if seat >= self.ref.players:
+            return
+        eng = self.ref.engine
+        if zone.kind == "deni":
+            last = self.last.get(seat)
+            if last is not None and last[0].action == "lead" and len(last[0].cards) == 1:
+                # the low card was led first: the two together were a Deni
+                eng.undo()
+                del self.d.outputs[last[1]]
+                self._judge([Move(seat, "deni", (last[0].cards[0], f.card))], f, seat)
+                return
+            self.waiting_deni[seat] = f.card
+            return
+        if seat in self.waiting_deni:
+            high = self.waiting_deni.pop(seat)
+            candidates = [Move(seat, "deni", (f.card, high))]
+        else:
+            candidates = [Move(seat, a, (f.card,)) for a in self.ACTIONS]
+        if not self._judge(candidates, f, seat, keep_refused=False):
+            last = self.last.get(seat)
+            if last is not None and len(last[0].cards) == 1:
+                # A second card of the same seat right after its first: the two were one
+                # move (a called card and the card that doubles it).
+                eng.undo()
+                earlier = self.d.outputs[last[1]]
+                if self._judge([Move(seat, "double", (last[0].cards[0], f.card))], f, seat,
+                               keep_refused=False):
+                    self.d.outputs[last[1]] = RefereeOutput(
+                        "superseded", earlier.text + " (the first card of two)",
+                        earlier.frame, earlier.timestamp, earlier.ruling)
+                    out = self.d.outputs[-1]
+                    self.d.outputs[-1] = RefereeOutput(out.kind, out.text, out.frame,
+                                                       out.timestamp, out.ruling,
+                                                       replaces=True)
+                    return
+                eng.observe(last[0])  # not a pair after all: the first card stands
+            self._judge(candidates, f, seat)
+
+    def _judge(self, candidates: list[Move], f: Fact, seat: int,
+               keep_refused: bool = True) -> bool:
+        """Judge the first candidate the rules accept; else (``keep_refused``) report the
+        first one as illegal. Returns whether a ruling was made."""
+        eng = self.ref.engine
+        first = None
+        for move in candidates:
+            ruling = eng.observe(move)
+            if ruling.verdict is not Verdict.ILLEGAL:
+                break
+            eng.undo()
+            first = first or ruling
+        else:
+            if not keep_refused:
+                return False
+            ruling = first
+            eng.observe(ruling.move)  # the table shows it; the engine keeps it refused
+        text = (f"{seat_name(seat)}: {ruling.reason}" if ruling.verdict is Verdict.ILLEGAL
+                else "; ".join(e.text for e in ruling.events) or str(ruling.move))
+        self.d.outputs.append(RefereeOutput("ruling", text, f.frame, f.timestamp, ruling))
+        self.last = {seat: (ruling.move, len(self.d.outputs) - 1)}
+        return True

@@ -1,0 +1,78 @@
+"""The referee's values: what it was shown (facts) and what it says (outputs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.cards import Card, CardIdError
+from companion.games.base import Move, Ruling
+
+
+class RefereeError(ValueError):
+    """A game without a table layout, bad options, or an answer to no question."""
+
+
+@dataclass(frozen=True)
+class RefereeOutput:
+    """One item of the referee's stream, for the dashboard, the store and ``replay``."""
+
+    kind: str  # ruling | question | unsure | draw | desync | resync | correction | superseded
+    text: str
+    frame: int
+    timestamp: float
+    ruling: Ruling | None = None
+    choices: tuple[str, ...] = ()  # question: the possible answers, the assumed one first
+    assumed: bool = False  # ruling: rests on an assumption a question asked about
+    question_id: int | None = None
+    # ruling: its move includes the previous ruling's move (a two-card turn seen card by
+    # card); a consumer that applied that one takes it back first
+    replaces: bool = False
+
+    @property
+    def move(self) -> Move | None:
+        return self.ruling.move if self.ruling else None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "text": self.text, "frame": self.frame,
+                             "timestamp": round(self.timestamp, 3)}
+        if self.ruling is not None:
+            d["ruling"] = self.ruling.to_json()
+        if self.choices:
+            d["choices"] = list(self.choices)
+        if self.assumed:
+            d["assumed"] = True
+        if self.question_id is not None:
+            d["question"] = self.question_id
+        if self.replaces:
+            d["replaces_previous"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something the table showed, in order: what the rules are judged on."""
+
+    kind: str  # "laid" | "draw" | "told"
+    frame: int
+    timestamp: float
+    card: Card | None = None
+    zone: str = ""
+    seat: int | None = None  # a draw the dashboard was told about names the seat
+    move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
+    source: str = ""  # "hand": ``seat`` is the seat whose hand was seen doing it
+
+
+@dataclass
+class Derivation:
+    outputs: list[RefereeOutput] = field(default_factory=list)
+    questions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
+def parse_card(card_id: str | None) -> Card | None:
+    if card_id is None:
+        return None
+    try:
+        return Card.parse(card_id)
+    except CardIdError:
+        return None
