@@ -114,3 +114,6 @@ def test_replay_bad_input(tmp_path, capsys):
     assert main(["replay", str(tmp_path / "v.avi"), "--game", "kendra-kari",
                  "--players", "2"]) == 2
     assert "3-6 players" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "v.avi"), "--game", "kendra-kari", "--players", "4",
+                 "--seat-angles", "90,180"]) == 2
+    assert "needs 4 angles" in capsys.readouterr().err

@@ -167,6 +167,10 @@ def _register_replay(sub) -> None:
                    help="a deck profile from `companion enroll` (default: the game's deck)")
     p.add_argument("--calibration", default=None,
                    help="a saved profile (name or .json); default: find the mat in the video")
+    p.add_argument("--seat-angles", default=None, metavar="DEG,DEG,...",
+                   help="where each seat sits around the mat, as angles from its centre "
+                        "(0 = right edge, 90 = bottom edge); default: Player 1 at the "
+                        "bottom edge, the others clockwise")
     p.add_argument("--json", action="store_true", help="JSON lines: events, outputs, summary")
     p.add_argument("--show-tracker", action="store_true",
                    help="also print the tracker's events (cards appearing, removed, unsure)")
@@ -184,8 +188,16 @@ def _replay(args: argparse.Namespace) -> int:
 
     if args.video.exists() is False:
         raise UsageError(f"no such video: {args.video}")
+    angles = None
+    if args.seat_angles:
+        try:
+            angles = tuple(float(v) for v in args.seat_angles.split(","))
+        except ValueError:
+            raise UsageError(f"--seat-angles takes numbers like 90,180,270,0, got "
+                             f"{args.seat_angles!r}") from None
     try:
-        referee = Referee(args.game, args.players, _option_pairs(args.option))
+        referee = Referee(args.game, args.players, _option_pairs(args.option),
+                          seat_angles_deg=angles)
         layout = load_layout(referee.game)
     except (RefereeError, LayoutError) as e:
         raise UsageError(str(e)) from None
