@@ -49,6 +49,52 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class InProcessServer:
+    """The dashboard with the real pipeline on the filmed games, the ground-truth oracle in
+    place of the model (benchmarks/fixture_oracle.py), served from this process."""
+
+    def __init__(self, speed: float):
+        from werkzeug.serving import make_server
+
+        from companion.web import create_app
+        from companion.web.capture import CaptureThread
+        from companion.web.vision_feed import VisionFeed, fixture_videos
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from fixture_oracle import TruthOracle
+
+        from companion.vision.detect import CardDetector
+
+        def oracle(video, deck):
+            classifier = TruthOracle(video.meta)
+            return classifier, classifier.detector(CardDetector())
+
+        videos = fixture_videos()
+        if not videos:
+            raise SystemExit("--oracle needs the filmed games in fixtures/videos")
+        self.tmp = tempfile.TemporaryDirectory()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.app = create_app({"DATABASE": str(Path(self.tmp.name) / "bench.db")})
+        rt = self.app.extensions["companion"]
+        rt.capture = CaptureThread(rt.table, rt.hub,
+                                   lambda: VisionFeed("demo", videos, stages=oracle), loop=True)
+        rt.capture.start()
+        import logging
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        self.http = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.proc = type("Self", (), {"pid": os.getpid()})()
+
+    def get(self, path: str):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def stop(self) -> None:
+        self.http.shutdown()
+        self.app.extensions["companion"].stop()
+        self.tmp.cleanup()
+
+
 class Server:
     def __init__(self, speed: float):
         self.tmp = tempfile.TemporaryDirectory()
@@ -114,8 +160,9 @@ def mjpeg_client(url: str, stop: threading.Event, counter: list[int]) -> None:
             counter[0] += chunk.count(b"--frame")
 
 
-def measure(seconds: float, browsers: int, chromium: bool, speed: float) -> dict:
-    srv = Server(speed)
+def measure(seconds: float, browsers: int, chromium: bool, speed: float,
+            oracle: bool = False) -> dict:
+    srv = InProcessServer(speed) if oracle else Server(speed)
     stop = threading.Event()
     arrivals: dict[int, float] = {}
     frames = [0]
@@ -142,8 +189,13 @@ def measure(seconds: float, browsers: int, chromium: bool, speed: float) -> dict
     # only moves seen from now on count: the measuring client is connected by then
     cpu0, t0, wall0 = cpu_seconds(srv.proc.pid), time.monotonic(), time.time()
     rss = []
+    frame_walls: dict[int, float] = {}
+    capture = srv.app.extensions["companion"].capture if oracle else None
     while time.monotonic() - t0 < seconds:
         rss.append(rss_mb(srv.proc.pid))
+        if capture is not None:  # the first pass through the films only: keys repeat later
+            for k, v in list(capture.frame_walls.items()):
+                frame_walls.setdefault(k, v)
         time.sleep(0.5)
     cpu = (cpu_seconds(srv.proc.pid) - cpu0) / (time.monotonic() - t0)
     state = srv.get("/api/state")
@@ -155,13 +207,32 @@ def measure(seconds: float, browsers: int, chromium: bool, speed: float) -> dict
     store = Store(Path(srv.tmp.name) / "bench.db")
     seen_at = {e.id: e.payload["seen_at"] for g in store.games() for e in store.events(g.id)
                if e.payload.get("seen_at", 0) >= wall0}
+    truth_lat = truth_latencies(store, arrivals, frame_walls) if oracle else []
     store.close()
     lat = [(arrivals[i] - seen_at[i]) * 1000 for i in seen_at if i in arrivals]
     if os.environ.get("BENCH_VERBOSE"):
         print("latencies (ms, by event id):", [round(x) for x in lat], file=sys.stderr)
     srv.stop()
-    return {"latency_ms": lat, "rss_mb": rss, "cpu": cpu, "fps": state["camera"]["fps"],
+    return {"latency_ms": lat, "truth_latency_ms": truth_lat, "rss_mb": rss, "cpu": cpu, "fps": state["camera"]["fps"],
             "label": state["camera"]["demo_label"], "mjpeg_frames": frames[0]}
+
+
+def truth_latencies(store, arrivals: dict[int, float], frame_walls: dict[int, float]):
+    """ms from the frame in which each filmed move's card is down, still and uncovered (the
+    film's ground truth) to its announcement at the client: tracker wait included."""
+    from companion.web.vision_feed import fixture_videos
+    out, offset = [], 0
+    games = store.games()
+    for video, game in zip(fixture_videos(), games):
+        meta = json.loads(video.meta.read_text())
+        moves = store.events(game.id, kind="move")
+        if len(moves) == len(meta["moves"]):
+            for ev, m in zip(moves, meta["moves"]):
+                wall = frame_walls.get(offset + int(m["frame"]))
+                if wall is not None and ev.id in arrivals:
+                    out.append((arrivals[ev.id] - wall) * 1000)
+        offset += int(meta["frames"])
+    return out
 
 
 def pct(values: list[float], p: float) -> float:
@@ -176,13 +247,18 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=40.0)
     ap.add_argument("--browsers", type=int, default=5)
     ap.add_argument("--chromium", action="store_true", help="real headless Chromium pages")
+    ap.add_argument("--oracle", action="store_true",
+                    help="the real vision pipeline on the filmed games with the ground-truth "
+                         "oracle for a classifier, in this process (RSS and CPU then include "
+                         "the clients)")
     args = ap.parse_args()
     # run the demo at the 30 fps input the goal names, whatever its own rate
     from companion.web.feeds import open_feed
-    speed = 30.0 / open_feed("demo").fps
-    idle = measure(args.seconds, 0, False, speed)
-    busy = measure(args.seconds, args.browsers, args.chromium, speed)
-    print(f"source: {busy['label'] or 'vision pipeline'}; input {busy['fps']:.0f} fps")
+    speed = 1.0 if args.oracle else 30.0 / open_feed("demo").fps
+    idle = measure(args.seconds, 0, False, speed, args.oracle)
+    busy = measure(args.seconds, args.browsers, args.chromium, speed, args.oracle)
+    label = "vision pipeline + ground-truth oracle" if args.oracle else busy["label"]
+    print(f"source: {label or 'vision pipeline'}; input {busy['fps']:.0f} fps")
     print(f"{'clients':>8} {'moves':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
           f"{'RSS MB':>8} {'CPU %':>7}")
     for name, r in (("0", idle), (f"{args.browsers}" + (" chromium" if args.chromium else ""),
@@ -191,6 +267,10 @@ def main() -> int:
         print(f"{name:>8} {len(lat):>6} {pct(lat, 50):>8.1f} {pct(lat, 95):>8.1f} "
               f"{max(lat) if lat else float('nan'):>8.1f} {max(r['rss_mb']):>8.1f} "
               f"{100 * r['cpu']:>7.1f}")
+        if args.oracle:
+            t = r["truth_latency_ms"]
+            print(f"{'':>8} {len(t):>6} {pct(t, 50):>8.1f} {pct(t, 95):>8.1f} "
+                  f"{max(t) if t else float('nan'):>8.1f}   (from the film's still frame)")
     return 0
 
 

@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", default=None, help=f"SQLite database (default {default_db()})")
     p.add_argument("--title", default="Game night", help="name of a new session")
     p.add_argument("--open", action="store_true", help="open the dashboard in a browser")
+    p.add_argument("--verbose", action="store_true", help="log every HTTP request")
     p.add_argument("--demo-speed", type=float, default=1.0,
                    help="replay the demo this many times faster (default 1)")
     p.set_defaults(handler=_serve)
@@ -92,6 +93,9 @@ def _serve(args: argparse.Namespace) -> int:
         app = create_app(config)
     except StoreError as e:
         raise UsageError(str(e)) from None
+    if not args.verbose:
+        import logging
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
         server = make_server(host, args.port, app, threaded=True)
     except OSError as e:

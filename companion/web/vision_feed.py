@@ -108,6 +108,7 @@ class VisionFeed:
         # () -> (game id, game, players, options) of the table's game, or None
         self.game_provider = None
         self._last = (0, 0.0)
+        self._offset = 0
         # (video or None, deck) -> (classifier, detector or None); the shipped model by
         # default. Tests and benchmarks pass the fixtures' ground-truth oracle here.
         self.stages = stages
@@ -138,6 +139,7 @@ class VisionFeed:
             start = (Observation("start", context={"game": game, "players": players,
                                                    "options": options}),)
         pipeline, zones_mm = self._setup(game, players, options, video)
+        self._offset = offset  # the referee counts this source's frames; the table all
         followed = None
         try:
             for frame in source.frames():
@@ -217,7 +219,7 @@ class VisionFeed:
         rulings = [o for o in self.referee.outputs if o.kind == "ruling" and o.ruling]
         return (Observation("sync", context={
             "moves": [o.ruling.move.to_json() for o in rulings],
-            "frames": [o.frame for o in rulings]}),)
+            "frames": [o.frame + self._offset for o in rulings]}),)
 
 
 def _unsure(ev) -> Observation:
