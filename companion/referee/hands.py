@@ -78,7 +78,7 @@ class ArmWatcher:
     def update(self, motion: MotionMap, frame: int, ts: float) -> list[tuple[int, int, float]]:
         """Feed one frame; returns draws seen: (seat, frame, timestamp)."""
         import cv2
-        m = motion.mask.astype(np.uint8)
+        m = (motion.moving or motion).mask.astype(np.uint8)
         if self._kernel is None:
             k = max(3, int(20 * motion.px_per_mm) | 1)
             self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
