@@ -173,6 +173,7 @@ class _Track:
     settled: bool = False
     unsure: bool = False  # settled, but announced as unsure
     missed: int = 0
+    doubt: int = 0  # consecutive votes without a confident reading
     history: list[str] = field(default_factory=list)  # cards it covered, bottom first
 
 
@@ -294,26 +295,32 @@ class TableTracker:
         votes = Counter(r[0] for r in recent)
         label, count = votes.most_common(1)[0]
         agreement = count / len(recent)
+        conf = self._confidence(recent, label)
+        confident = agreement >= self.min_agreement and conf >= self.min_confidence
         if label == t.label and t.settled:
-            if t.unsure and agreement >= self.min_agreement:
-                conf = self._confidence(recent, label)
-                if conf >= self.min_confidence:  # the doubt resolved itself
-                    t.unsure = False
-                    return [self._event("appeared", t, label, conf, frame, ts)]
+            t.doubt = 0
+            if t.unsure and confident:  # the doubt resolved itself
+                t.unsure = False
+                return [self._event("appeared", t, label, conf, frame, ts)]
             return []
-        if agreement < self.min_agreement and t.settled:
-            return []  # readings are changing: wait for them to settle
+        if not confident:
+            # Readings in flux (a card just laid on another, a glare passing) get as many
+            # frames again to settle before the players are asked.
+            t.doubt += 1
+            if t.doubt < self.stable_frames or (t.settled and t.unsure):
+                return []
+        else:
+            t.doubt = 0
         covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
                   else None)
         if covers:
             t.history.append(covers)
-        conf = self._confidence(recent, label)
         first = max(t.first_frame, frame - self.stable_frames + 1)
         t.settled, t.label = True, label
         if label == FACE_DOWN:
             t.unsure = False
             return [self._event("appeared", t, None, conf, frame, ts, first=first)]
-        if agreement >= self.min_agreement and conf >= self.min_confidence:
+        if confident:
             t.unsure = False
             return [self._event("appeared", t, label, conf, frame, ts, first=first,
                                 covers=covers)]
