@@ -131,6 +131,13 @@ def test_hands_seen_at_the_stock_and_the_ring_say_who_acts(seed):
     assert sum(o.kind == "draw" for o in show.outputs) == sum(
         m.action == "draw" for m in rec.moves)
     assert not [o for o in show.ref.outputs if o.kind == "question"]
+    # in the live stream a two-card turn corrects its first card's ruling, found by frame
+    two_card = [m for m in rec.moves if len(m.cards) == 2]
+    corrections = [o for o in show.outputs if o.kind == "correction"]
+    assert [c.move for c in corrections] == two_card
+    for c in corrections:
+        first = next(o for o in show.outputs if o.kind == "ruling" and o.frame == c.frame)
+        assert first.move.cards == c.move.cards[:1]
 
 
 def test_a_hand_passing_over_the_stock_is_not_a_draw():

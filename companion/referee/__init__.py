@@ -200,7 +200,11 @@ class Referee:
         self._rederive()
         new = self._derived.outputs[self._emitted:]
         self._emitted = len(self._derived.outputs)
-        return list(new)
+        # In the live stream a two-card turn is a correction of its first card's ruling,
+        # found by that card's frame: the first card was announced on its own already.
+        return [RefereeOutput("correction", f"{o.text} (one turn, two cards)", o.frame,
+                              o.timestamp, o.ruling, assumed=o.assumed, replaces=True)
+                if o.kind == "ruling" and o.replaces else o for o in new]
 
     def _rederive(self) -> None:
         """Judge every fact from the start: answers to questions may change the story."""

@@ -30,14 +30,17 @@ class KendraKariJudge:
         self.drawn_played = False  # the last move played a card just drawn
 
     def _emit_ruling(self, move: Move, fact: Fact, assumed: bool,
-                     replaces: bool = False) -> None:
+                     replaces: RefereeOutput | None = None) -> None:
+        """Judge and record ``move``; ``replaces``: the ruling of its first card, whose frame
+        it takes (a consumer that stored that ruling by frame replaces it)."""
         ruling = self.ref.engine.observe(move)
         if ruling.verdict is Verdict.ILLEGAL:
             text = f"{seat_name(move.player)}: {ruling.reason}"
         else:
             text = "; ".join(e.text for e in ruling.events) or str(move)
-        self.d.outputs.append(RefereeOutput("ruling", text, fact.frame, fact.timestamp, ruling,
-                                            assumed=assumed, replaces=replaces))
+        at = replaces or fact
+        self.d.outputs.append(RefereeOutput("ruling", text, at.frame, at.timestamp, ruling,
+                                            assumed=assumed, replaces=replaces is not None))
         self.last = (move, fact, len(self.d.outputs) - 1)
 
     def _ask(self, index: int, fact: Fact, text: str, choices: tuple[str, ...],
@@ -105,7 +108,7 @@ class KendraKariJudge:
                 self.d.outputs[prev[2]] = RefereeOutput(
                     "superseded", earlier.text + " (the first card of two)", earlier.frame,
                     earlier.timestamp, earlier.ruling, assumed=assumed)
-                self._emit_ruling(combined, f, assumed=assumed, replaces=True)
+                self._emit_ruling(combined, f, assumed=assumed, replaces=earlier)
                 return
         drawer = getattr(s, "drawer", -1)
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer):
@@ -225,8 +228,8 @@ class PerSeatJudge:
                         "superseded", earlier.text + " (the first card of two)",
                         earlier.frame, earlier.timestamp, earlier.ruling)
                     out = self.d.outputs[-1]
-                    self.d.outputs[-1] = RefereeOutput(out.kind, out.text, out.frame,
-                                                       out.timestamp, out.ruling,
+                    self.d.outputs[-1] = RefereeOutput(out.kind, out.text, earlier.frame,
+                                                       earlier.timestamp, out.ruling,
                                                        replaces=True)
                     return
                 eng.observe(last[0])  # not a pair after all: the first card stands

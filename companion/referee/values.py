@@ -25,8 +25,9 @@ class RefereeOutput:
     choices: tuple[str, ...] = ()  # question: the possible answers, the assumed one first
     assumed: bool = False  # ruling: rests on an assumption a question asked about
     question_id: int | None = None
-    # ruling: its move includes the previous ruling's move (a two-card turn seen card by
-    # card); a consumer that applied that one takes it back first
+    # ruling/correction: its move includes the move ruled at the same ``frame`` (a two-card
+    # turn seen card by card); a consumer that stored that one replaces it. In the live
+    # stream such a ruling comes as a "correction".
     replaces: bool = False
 
     @property
