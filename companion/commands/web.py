@@ -107,7 +107,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"Phones join with: {config['JOIN_URL']}")
         segno.make(config["JOIN_URL"], error="m").terminal(out=sys.stdout, compact=True)
         sys.stdout.flush()
-    if args.open:
+    if args.open and (sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY")
+                      or os.environ.get("WAYLAND_DISPLAY")):
+        # only with a screen: without one, webbrowser may start a text browser in the
+        # terminal that runs the server
         import threading
         import webbrowser
         threading.Timer(0.5, webbrowser.open, (url,)).start()

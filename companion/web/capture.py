@@ -218,6 +218,11 @@ class CaptureThread(threading.Thread):
             feed.game_provider = current
 
     def _handle(self, obs: Observation, arrived: float, index: int | None = None) -> None:
+        # under the table's lock: a game set up on the dashboard meanwhile is seen here
+        with self.table.lock:
+            self._handle_locked(obs, arrived, index)
+
+    def _handle_locked(self, obs: Observation, arrived: float, index: int | None) -> None:
         live = self.table.live
         if live is not None and live.manual_state is not None:
             return  # the manual board is in use: the camera's table waits

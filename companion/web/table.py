@@ -434,6 +434,9 @@ class TableSession:
                      for e in live.move_events]
             ref = live.referee
             turn = _call_or_attr(ref, ("current_player", "to_play", "turn"))
+            if turn is None:  # trick games keep the table (and whose turn) in their picture
+                turn = getattr(getattr(getattr(ref, "picture", None), "table", None),
+                               "current", None)
             if live.manual_state is not None:
                 turn = live.module.current_player(live.manual_state)
             hands = _call_or_attr(ref, ("hand_counts", "hand_sizes", "counts"))
