@@ -11,9 +11,11 @@ from pathlib import Path
 from companion.cli import UsageError
 
 
-def default_db() -> Path:
+def default_db(demo: bool = False) -> Path:
+    """The user's database; the demo keeps its own, so its rounds never reach the real
+    evening's scoreboard."""
     base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "ganjifa-companion" / "companion.db"
+    return Path(base) / "ganjifa-companion" / ("demo.db" if demo else "companion.db")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lan", action="store_true",
                    help="share on the local network: binds all interfaces and requires a join "
                         "token (printed as a URL and a QR code)")
-    p.add_argument("--db", default=None, help=f"SQLite database (default {default_db()})")
+    p.add_argument("--db", default=None, help=f"SQLite database (default {default_db()}; "
+                                              "the demo uses demo.db beside it)")
     p.add_argument("--title", default="Game night", help="name of a new session")
     p.add_argument("--open", action="store_true", help="open the dashboard in a browser")
     p.add_argument("--verbose", action="store_true", help="log every HTTP request")
@@ -81,7 +84,8 @@ def _serve(args: argparse.Namespace) -> int:
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
     if not 0 < args.demo_speed <= 100:
         raise UsageError(f"--demo-speed must be above 0 and at most 100, got {args.demo_speed}")
-    config = {"DATABASE": str(Path(args.db) if args.db else default_db()), "SOURCE": source,
+    db = Path(args.db) if args.db else default_db(demo=source == "demo")
+    config = {"DATABASE": str(db), "SOURCE": source,
               "SESSION_TITLE": args.title, "DEMO_SPEED": args.demo_speed}
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '127.0.0.1') else host}:{args.port}/"
     if args.lan:

@@ -279,6 +279,12 @@ def card(card_id: str):
 
 # ---- scoreboard and exports -------------------------------------------------------------
 
+@bp.post("/session")
+def new_session():
+    """Start a new evening (session); the old one stays on the scoreboard."""
+    title = want(json_body("title"), "title", str, required=False, default="Game night")
+    return jsonify(session=runtime().table.new_session(title)), 201
+
 def _session_arg() -> int:
     rt = runtime()
     return int_arg("session", rt.table.session_id, 1)

@@ -116,6 +116,19 @@ class TableSession:
                 {k: v for k, v in before.items() if k not in ("fps", "frame")}:
             self.bump()
 
+    def new_session(self, title: str) -> int:
+        """A new evening: the current game is abandoned, the old session closed."""
+        with self.lock:
+            if self.live is not None:
+                self.store.end_game(self.live.game_id, {"text": "abandoned", "winners": [],
+                                                        "scores": []})
+                self.live = None
+            self.store.close_session(self.session_id)
+            self.session_id = self.store.new_session(title.strip()[:80] or "Game night",
+                                                     self.camera.source)
+        self.bump()
+        return self.session_id
+
     # ---- games --------------------------------------------------------------------------
 
     @property

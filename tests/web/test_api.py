@@ -240,3 +240,17 @@ def test_sse_stream_replays_from_last_event_id(start, client, bridge_record):
     ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
     assert ids == [a["id"] for a in anns[1:]]
     assert client.get("/api/stream", headers={"Last-Event-ID": "x"}).status_code == 400
+
+
+def test_a_new_evening_keeps_the_old_one_on_the_scoreboard(start, client):
+    start(client)
+    client.post("/api/end", json={"winners": [0]})
+    first = client.get("/api/scoreboard").get_json()["session"]["id"]
+    r = client.post("/api/session", json={"title": "Friday"})
+    assert r.status_code == 201
+    board = client.get("/api/scoreboard").get_json()
+    assert board["session"]["title"] == "Friday" and board["games"] == {}
+    assert [s["id"] for s in board["sessions"]] == [first, r.get_json()["session"]]
+    old = client.get(f"/api/scoreboard?session={first}").get_json()
+    assert old["totals"][0]["name"] == "Asha" and old["totals"][0]["wins"] == 1
+    assert client.post("/api/session", json={"title": 5}).status_code == 400

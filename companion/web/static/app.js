@@ -249,6 +249,7 @@ async function drawScores() {
   const sid = $("#session").value;
   const s = await api("/api/scoreboard" + (sid ? `?session=${sid}` : ""));
   const sel = $("#session");
+  if (sel.options.length !== s.sessions.length) sel.innerHTML = "";
   if (!sel.options.length) s.sessions.forEach((x) => sel.append(el("option", { value: x.id }, `${x.title} · ${new Date(x.created * 1000).toLocaleString()}`)));
   sel.value = s.session.id;
   $("#csv").href = `/api/export.csv?session=${s.session.id}`; $("#json").href = `/api/export.json?session=${s.session.id}`;
@@ -262,7 +263,13 @@ async function drawScores() {
     box.append(el("h3", {}, game), table);
   }
 }
-function initScoreboard() { $("#session").onchange = drawScores; App.listeners.push(drawScores); }
+function initScoreboard() {
+  $("#session").onchange = drawScores; App.listeners.push(drawScores);
+  $("#new-session").onclick = async () => {
+    const title = prompt("Name of the new evening", "Game night"); if (title === null) return;
+    try { await api("/api/session", { json: { title } }); $("#session").innerHTML = ""; $("#session").value = ""; await drawScores(); } catch (e) { flash(e.message); }
+  };
+}
 
 // ---- Learn ------------------------------------------------------------------------------
 function showCard(c, reading) {
