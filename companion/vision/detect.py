@@ -84,7 +84,7 @@ class _Candidates:
 def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float,
                   min_score: float, canny_high: float, min_votes: float,
                   exclude: Callable[[np.ndarray], np.ndarray] | None = None,
-                  colour: np.ndarray | None = None) -> _Candidates:
+                  colour: np.ndarray | None = None, slack: float = 1.0) -> _Candidates:
     """Hough at one radius, rim verification, stack suppression, occlusion order."""
     blur = cv2.GaussianBlur(gray, (5, 5), 1.2)
     circles = cv2.HoughCircles(blur, cv2.HOUGH_GRADIENT, dp=1, minDist=2.0,
@@ -108,7 +108,7 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
         """
         pos = np.zeros((len(cx), _N_RIM), bool)
         neg = np.zeros_like(pos)
-        for dr in (-1.0, 0.0, 1.0):
+        for dr in np.arange(-slack, slack + 1.0):
             xs = cx[:, None] + (radius + dr) * _COS[None]
             ys = cy[:, None] + (radius + dr) * _SIN[None]
             xi = np.clip(np.rint(xs).astype(int), 0, w - 1)
@@ -295,13 +295,17 @@ class CardDetector:
                           _crops(image, mats, self.crop_size), cand.scores)
 
 
+def slack_px(radius: float) -> int:
+    return max(1, round(radius * 0.06))
+
+
 def detect_unrectified(image: np.ndarray, min_radius_px: float | None = None,
                        max_radius_px: float | None = None, crop_size: int = CROP_SIZE,
-                       min_score: float = 0.4, work_size: int = 640) -> Detections:
+                       min_score: float = 0.6, work_size: int = 640) -> Detections:
     """No mat: circles on the raw photo (for ``identify`` on a plain picture).
 
     The card size is unknown, so radii from ``min_radius_px`` to ``max_radius_px``
-    (default: 1/12 to 1/2 of the shorter side) are searched in steps; positions in
+    (default: 1/30 to 1/2 of the shorter side) are searched in steps; positions in
     millimetres are NaN.
     """
     h, w = image.shape[:2]
@@ -313,14 +317,16 @@ def detect_unrectified(image: np.ndarray, min_radius_px: float | None = None,
     pad = int(min(gray.shape) * 0.1)
     gray = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     short = min(h, w) * scale
-    lo = (min_radius_px * scale) if min_radius_px else short / 12
+    lo = (min_radius_px * scale) if min_radius_px else short / 30
     hi = (max_radius_px * scale) if max_radius_px else short / 2 * 1.05
     if lo <= 0 or hi < lo:
         raise ValueError(f"bad radius range {min_radius_px}..{max_radius_px}")
     found: list[tuple[np.ndarray, float, float, float]] = []
     radius = lo
     while radius <= hi:
-        cand = _find_circles(gray, None, radius, min_score, 60.0, max(10.0, radius * 0.5))
+        # a tilted camera turns cards into ellipses: accept rims a little off the circle
+        cand = _find_circles(gray, None, radius, min_score, 60.0, max(10.0, radius * 0.5),
+                             slack=float(slack_px(radius)))
         for c, s, v in zip(cand.centers, cand.scores, cand.visible):
             found.append((c - pad, radius, s, v))
         radius *= 1.12
@@ -332,6 +338,13 @@ def detect_unrectified(image: np.ndarray, min_radius_px: float | None = None,
             kept.append((c, r, s, v))
     if not kept:
         return Detections.empty(crop_size)
+    # The cards of one deck are one size: circles far from the size of the best-supported
+    # ones are pips, emblems or table clutter, and so is a circle inside a card.
+    strong = [k[1] for k in kept if k[2] >= 0.8] or [kept[0][1]]
+    size = float(np.median(strong))
+    kept = [k for k in kept if abs(k[1] - size) <= 0.25 * size]
+    kept = [k for k in kept if not any(o is not k and o[1] > k[1] * 1.1 and
+                                       np.hypot(*(k[0] - o[0])) < o[1] for o in kept)]
     centers = np.array([k[0] for k in kept]) / scale
     radii = np.array([k[1] for k in kept]) / scale
     mats = []
