@@ -262,8 +262,10 @@ class TableTracker:
                 if t.missed >= (self.remove_frames if t.settled else self.stable_frames):
                     self._tracks.remove(t)
                     if t.settled:
-                        events.append(self._event("removed", t, t.label if t.label != FACE_DOWN
-                                                  else None, 1.0, frame_index, timestamp))
+                        # an unsure card goes as it came: without a name
+                        name = None if t.unsure or t.label == FACE_DOWN else t.label
+                        events.append(self._event("removed", t, name, 1.0, frame_index,
+                                                  timestamp))
         for center, label, conf, topk in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
                        deque(maxlen=self.stable_frames * 2))

@@ -124,6 +124,8 @@ def test_low_confidence_becomes_unsure_with_candidates_never_a_card():
     assert events[0].card_id is None
     assert [c for c, _ in events[0].candidates] == ["kurma-9", "kurma-6", "varaha-9"]
     assert tr.table == {}
+    gone = run(tr, [[]] * 10, start=12)  # taken away: still no name given to it
+    assert [(e.kind, e.card_id) for e in gone] == [("removed", None), ("cleared", None)]
 
 
 def test_disagreeing_readings_are_unsure():
