@@ -118,7 +118,6 @@ def tracker(live: Any, deck: DeckKind | None) -> dict[str, Any]:
     played: set[str] = set()
     exposed: set[str] = set()
     if live is not None:
-        from companion.web.table import zone_cards
         for ev in live.move_events:
             if ev.payload.get("ruling", {}).get("verdict") == "illegal":
                 continue
@@ -232,3 +231,33 @@ def manual_view(module: Any, state: Any) -> dict[str, Any]:
     return view
 
 
+def zone_cards(move_events, referee: Any = None, module: Any = None) -> dict[str, list[str]]:
+    """What lies in each zone: from the referee's own view of the table when it keeps one
+    (Kendra Kari's ``tops``: Position 7, then ring positions 1..6), else the last cards the
+    accepted moves put on each target (card i of a move goes to target i)."""
+    tops = getattr(getattr(referee, "state", None), "tops", None)
+    cards_of = getattr(module, "CARDS", None)
+    if isinstance(tops, tuple) and cards_of is not None:
+        out = {}
+        for pos, c in enumerate(tops):
+            if isinstance(c, int) and 0 <= c < len(cards_of):
+                out[str(pos if pos else 7)] = [cards_of[c].id]
+        return out
+    trick = getattr(getattr(getattr(referee, "picture", None), "table", None), "trick", None)
+    if isinstance(trick, tuple):  # trick games: the cards of the trick in front of each seat
+        out = {}
+        for seat, card in trick:
+            out.setdefault(f"play{seat}", []).append(card.id)
+        return out
+    zones: dict[str, list[str]] = {}
+    for ev in move_events:
+        if ev.payload.get("ruling", {}).get("verdict") == "illegal":
+            continue
+        m = ev.payload.get("public", ev.payload["move"])
+        targets = [t.strip() for t in str(m.get("target", "")).split(",") if t.strip()]
+        cards = m.get("cards", [])
+        if not targets or not cards:
+            continue
+        for k, card in enumerate(cards):
+            zones.setdefault(targets[min(k, len(targets) - 1)], []).append(card)
+    return {k: v[-4:] for k, v in zones.items()}

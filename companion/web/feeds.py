@@ -24,7 +24,7 @@ from companion.games import get_game
 from companion.games.base import Move, options_from_json
 from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.web.capture import CardOverlay, FeedItem, Observation
-from companion.web.table import zone_cards
+from companion.web.cardinfo import zone_cards
 
 REPO = Path(__file__).resolve().parent.parent.parent
 FIXTURES = REPO / "fixtures"
