@@ -207,6 +207,8 @@ class CaptureThread(threading.Thread):
                 for obs in feed.answer(kind, context, choice):
                     self._handle(obs, time.monotonic())
             self.table.answer_hook = answer
+        if hasattr(feed, "corners_provider"):
+            feed.corners_provider = lambda: self.table.settings.get("manual_corners")
         if hasattr(feed, "game_provider"):
             def current():
                 live = self.table.live

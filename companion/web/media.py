@@ -186,6 +186,13 @@ def set_calibration():
         abort(400, "'corners' must be four [x, y] pixel positions: the mat's top-left, "
                    "top-right, bottom-right and bottom-left corners")
     rt = runtime()
+    frame = rt.hub.latest()
+    if frame is not None:
+        from companion.vision.calibration import CalibrationError, manual_calibration
+        try:
+            manual_calibration(corners, (frame.shape[1], frame.shape[0]))
+        except CalibrationError as e:
+            abort(400, str(e))
     rt.store.update_session_settings(rt.table.session_id,
                                      {**rt.table.settings, "manual_corners": corners})
     return jsonify(manual_corners=corners)

@@ -107,6 +107,8 @@ class VisionFeed:
         self.referee = None
         # () -> (game id, game, players, options) of the table's game, or None
         self.game_provider = None
+        # () -> the four mat corners clicked on the Setup page, or None
+        self.corners_provider = None
         self._last = (0, 0.0)
         self._offset = 0
         # (video or None, deck) -> (classifier, detector or None); the shipped model by
@@ -149,6 +151,8 @@ class VisionFeed:
                         followed = wanted
                         pipeline, zones_mm = self._setup(*(wanted[1:] if wanted
                                                            else (None, 0, {})))
+                if frame.index % 30 == 0:
+                    self._manual_corners(pipeline, frame.image.shape)
                 if hasattr(pipeline.classifier, "frame"):  # an oracle reads frame by frame
                     pipeline.classifier.frame = frame.index
                 with self._lock:
@@ -165,6 +169,19 @@ class VisionFeed:
                                fr.calibrated)
         finally:
             source.close()
+
+    def _manual_corners(self, pipeline, shape) -> None:
+        """Corners clicked on the Setup page calibrate the table while no mat marker does."""
+        corners = self.corners_provider() if self.corners_provider is not None else None
+        cal = pipeline.calibration
+        if not corners or (cal is not None and (cal.method != "manual" or
+                                                list(map(list, cal.corners_px)) == corners)):
+            return
+        from companion.vision.calibration import CalibrationError, manual_calibration
+        try:
+            pipeline.calibration = manual_calibration(corners, (shape[1], shape[0]))
+        except CalibrationError:
+            pass  # refused when saved; an old bad value is ignored
 
     def _setup(self, game: str | None, players: int, options: dict,
                video: GameVideo | None = None):

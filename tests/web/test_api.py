@@ -254,3 +254,16 @@ def test_a_new_evening_keeps_the_old_one_on_the_scoreboard(start, client):
     old = client.get(f"/api/scoreboard?session={first}").get_json()
     assert old["totals"][0]["name"] == "Asha" and old["totals"][0]["wins"] == 1
     assert client.post("/api/session", json={"title": 5}).status_code == 400
+
+
+def test_manual_mat_corners_are_checked_and_kept(client, app):
+    import numpy as np
+    app.extensions["companion"].hub.publish(np.zeros((360, 640, 3), np.uint8))
+    crossed = [[10, 10], [600, 350], [600, 10], [10, 350]]
+    r = client.post("/api/calibration", json={"corners": crossed})
+    assert r.status_code == 400 and "convex" in r.get_json()["error"]
+    good = [[40, 30], [600, 40], [610, 340], [30, 330]]
+    assert client.post("/api/calibration", json={"corners": good}).status_code == 200
+    got = client.get("/api/calibration").get_json()
+    assert got["manual_corners"] == good and got["frame"] == {"width": 640, "height": 360}
+    assert client.post("/api/calibration", json={"corners": good[:3]}).status_code == 400
