@@ -267,3 +267,12 @@ def test_manual_mat_corners_are_checked_and_kept(client, app):
     got = client.get("/api/calibration").get_json()
     assert got["manual_corners"] == good and got["frame"] == {"width": 640, "height": 360}
     assert client.post("/api/calibration", json={"corners": good[:3]}).status_code == 400
+
+
+def test_who_drew_is_told_and_announced(start, client):
+    start(client)
+    assert client.post("/api/draw", json={"seat": 1}).status_code == 200
+    texts = [a["text"] for a in client.get("/api/announcements").get_json()["announcements"]]
+    assert texts[-1] == "Told: Player 2 drew a card"
+    assert client.post("/api/draw", json={"seat": 4}).status_code == 400
+    assert client.post("/api/draw", json={"seat": "1"}).status_code == 400
