@@ -232,8 +232,12 @@ def train(cfg: TrainConfig, log=print) -> dict:
         model.train()
         order = torch.randperm(len(x_all), generator=gen)
         tot, right, seen, used = 0.0, 0, 0, 0
+        steps_per_pass = len(order) // cfg.batch
         for step, i in enumerate(range(0, len(order) - cfg.batch + 1, cfg.batch)):
-            frac = (time.time() - t_train) / budget
+            # Progress is time or passes, whichever is further on, so the lr has come down
+            # when either limit ends training.
+            frac = max((time.time() - t_train) / budget,
+                       (n_pass * steps_per_pass + step) / (cfg.max_passes * steps_per_pass))
             if frac >= 1.0 and (n_pass > 0 or step > 0):
                 done = True
                 break

@@ -159,6 +159,8 @@ def _register_enroll(sub) -> None:
 def _enroll(args: argparse.Namespace) -> int:
     from companion.vision.classify import DEFAULT_MODEL, CardClassifier, ModelError
     from companion.vision.enroll import ProfileError, enroll_folder, save_profile
+    if not args.deck_dir.is_dir():
+        raise UsageError(f"--deck-dir {args.deck_dir}: not a folder")
     try:
         clf = CardClassifier(args.model or DEFAULT_MODEL)
     except ModelError as e:

@@ -216,7 +216,8 @@ class CardClassifier:
             chosen, dup = assign_once(probs, card_rows)
         else:
             # p(card) = p(suit) * p(rank), laid out suit-major like self._card_ids.
-            probs = (h.suit[:, :, None] * h.rank[:, None, :]).reshape(len(h.suit), -1)
+            probs = (h.suit[:, :, None] * h.rank[:, None, :]).reshape(
+                len(h.suit), len(self._card_ids))
             ids = self._card_ids
             dup = np.zeros(len(probs), bool)
         result = self._decode(h, probs, ids, dup, chosen)

@@ -271,3 +271,29 @@ def eval_crop(face: np.ndarray, pose: str, light: str, rng: np.random.Generator,
               neighbours: list[np.ndarray] | None = None) -> np.ndarray:
     """A held-out crop under a named pose (:data:`POSES`) and light (:data:`LIGHTS`)."""
     return LIGHTS[light](place_card(face, rng, POSES[pose], neighbours), rng)
+
+
+def crop_from_frame(image: np.ndarray, centre_mm, radius_mm: float, mm_to_px: np.ndarray,
+                    k_matrix: np.ndarray | None = None, k1: float = 0.0,
+                    n: int = CROP_PX) -> np.ndarray:
+    """The n x n top-down crop of a card at ``centre_mm`` on the table, cut from a camera
+    frame as the detector cuts it: crop pixel -> table mm -> ideal pixel (``mm_to_px``)
+    -> distorted pixel (one-parameter radial model ``ideal = distorted * (1 + k1 r^2)`` in
+    normalised coordinates, as the fixture scenes record it)."""
+    step = 2 * radius_mm / n
+    g = (np.arange(n) + 0.5) * step - radius_mm
+    xx, yy = np.meshgrid(g + centre_mm[0], g + centre_mm[1])
+    pts = np.stack([xx.ravel(), yy.ravel(), np.ones(n * n)])
+    ideal = mm_to_px @ pts
+    ideal = ideal[:2] / ideal[2]
+    if k_matrix is not None and k1:
+        f = np.array([k_matrix[0][0], k_matrix[1][1]])[:, None]
+        c = np.array([k_matrix[0][2], k_matrix[1][2]])[:, None]
+        u = (ideal - c) / f
+        d = u.copy()
+        for _ in range(8):  # invert ideal = d (1 + k1 |d|^2) by fixed-point iteration
+            d = u / (1 + k1 * np.sum(d * d, axis=0))
+        ideal = d * f + c
+    mx = ideal[0].reshape(n, n).astype(np.float32)
+    my = ideal[1].reshape(n, n).astype(np.float32)
+    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -229,19 +229,25 @@ def _align(query: np.ndarray, ref: np.ndarray, search: int = 5) -> np.ndarray:
     rp = _grey_polar(ref)
     corr = np.fft.irfft(np.fft.rfft(qp, axis=0) * np.conj(np.fft.rfft(rp, axis=0)),
                         n=POLAR_ANGLES, axis=0).sum(axis=1)
-    core = ref[search:-search, search:-search]
-    best, best_args = -2.0, (0.0, (0, 0), 1.0)
+    # Angle and scale are chosen at half resolution (4x cheaper); the shift at full.
+    q_half, r_half = cv2.pyrDown(query), cv2.pyrDown(ref)
+    h = max(2, search // 2 + 1)
+    core_half = r_half[h:-h, h:-h]
+    best, best_args = -2.0, (0.0, 1.0)
     # Symmetric emblems correlate almost as well half a turn (or a quarter) away, so the
-    # best few peaks are each tried; the full-image match decides.
+    # best few peaks are each tried; the image match decides.
     for angle in _peak_angles(corr, 3):
         for sc in ALIGN_SCALES:
-            res = cv2.matchTemplate(_rotated(query, angle, scale=sc), core,
+            res = cv2.matchTemplate(_rotated(q_half, angle, scale=sc), core_half,
                                     cv2.TM_CCOEFF_NORMED)
-            _, score, _, loc = cv2.minMaxLoc(res)
+            score = float(res.max())
             if score > best:
-                best, best_args = score, (angle, (search - loc[0], search - loc[1]), sc)
-    a, shift, sc = best_args
-    return _rotated(query, a, shift, sc)
+                best, best_args = score, (angle, sc)
+    angle, sc = best_args
+    turned = _rotated(query, angle, scale=sc)
+    res = cv2.matchTemplate(turned, ref[search:-search, search:-search], cv2.TM_CCOEFF_NORMED)
+    _, _, _, loc = cv2.minMaxLoc(res)
+    return _rotated(query, angle, (search - loc[0], search - loc[1]), sc)
 
 
 def _peak_angles(corr: np.ndarray, k: int) -> list[float]:
