@@ -374,7 +374,7 @@ class Store:
         return self._event_row(rows[0])
 
     def correct_event(self, event_id: int, new_payload: dict[str, Any] | None,
-                      deck_profile: str = "") -> EventRow | None:
+                      deck_profile: str = "", by_person: bool = True) -> EventRow | None:
         """Replace an active event by ``new_payload`` (same seq), or delete it (None).
 
         The old event stays in the database with status ``replaced``/``deleted`` and a row in
@@ -398,11 +398,12 @@ class Store:
                                  (old.game_id, old.seq, ts, old.kind, _dumps(new_payload)))
                 new = EventRow(int(cur.lastrowid), old.game_id, old.seq, ts, old.kind,
                                "active", new_payload)
-            db.execute("INSERT INTO corrections(game_id, event_id, ts, before, after, "
-                       "deck_profile) VALUES (?,?,?,?,?,?)",
-                       (old.game_id, event_id, self._clock(), _dumps(old.payload),
-                        _dumps(new_payload) if new_payload is not None else None,
-                        deck_profile))
+            if by_person:  # the referee re-telling its own story is no lesson for the deck
+                db.execute("INSERT INTO corrections(game_id, event_id, ts, before, after, "
+                           "deck_profile) VALUES (?,?,?,?,?,?)",
+                           (old.game_id, event_id, self._clock(), _dumps(old.payload),
+                            _dumps(new_payload) if new_payload is not None else None,
+                            deck_profile))
             return new
 
     def rejudge(self, game_id: int, from_seq: int,

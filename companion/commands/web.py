@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="the dashboard in the browser (live referee, scores, "
                                      "learning)")
     p.add_argument("--source", default="auto",
-                   help="0 (a webcam index), a video FILE, or demo (a recorded game in a loop); "
+                   help="0 (a webcam index), a video FILE, demo (the vision pipeline on the "
+                        "filmed games, in a loop) or replay (the filmed games' ground truth); "
                         "default: the webcam if one opens, else demo")
     p.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=5000)
@@ -51,7 +52,7 @@ def _camera_opens(index: int = 0) -> bool:
 def resolve_source(spec: str) -> str:
     if spec == "auto":
         return "0" if _camera_opens() else "demo"
-    if spec == "demo" or spec.isdigit():
+    if spec in ("demo", "replay") or spec.isdigit():
         return spec
     if not Path(spec).is_file():
         raise UsageError(f"--source {spec!r}: no such video file (or use 0 for a webcam, "
@@ -84,7 +85,7 @@ def _serve(args: argparse.Namespace) -> int:
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
     if not 0 < args.demo_speed <= 100:
         raise UsageError(f"--demo-speed must be above 0 and at most 100, got {args.demo_speed}")
-    db = Path(args.db) if args.db else default_db(demo=source == "demo")
+    db = Path(args.db) if args.db else default_db(demo=source in ("demo", "replay"))
     config = {"DATABASE": str(db), "SOURCE": source,
               "SESSION_TITLE": args.title, "DEMO_SPEED": args.demo_speed}
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '127.0.0.1') else host}:{args.port}/"

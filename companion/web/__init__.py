@@ -64,7 +64,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         from companion.web.feeds import open_feed
         seed, speed = app.config["DEMO_SEED"], app.config["DEMO_SPEED"]
         rt.capture = CaptureThread(table, hub, lambda: open_feed(str(source), seed, speed),
-                                   loop=(str(source) == "demo"))
+                                   loop=(str(source) in ("demo", "replay")))
         rt.capture.start()
     else:
         table.set_camera(ok=False, text="no camera: manual play and uploads only")

@@ -219,19 +219,21 @@ class FramesOnlyFeed:
 
 
 def open_feed(spec: str, demo_seed: int = 7, demo_speed: float = 1.0):
-    """The feed for ``--source``: ``demo``, a webcam index, or a video file. The vision
-    pipeline runs when it can (a model is shipped); otherwise the demo replays recorded
-    games and a camera or video is only shown, each labelled with the reason."""
+    """The feed for ``--source``: ``demo``, ``replay``, a webcam index, or a video file.
+    The vision pipeline runs when it can (a model is shipped); otherwise the demo replays
+    the filmed games' ground truth and a camera or video is only shown, each labelled with
+    the reason. ``replay`` is always the ground-truth replay."""
     from companion.web.vision_feed import VisionFeed, fixture_videos
-    reason = vision_reason()
-    if spec == "demo":
+    reason = vision_reason() if spec != "replay" else "asked for the recorded games"
+    if spec in ("demo", "replay"):
         videos = fixture_videos()
         if reason is None and videos:
             return VisionFeed("demo", videos)
         feed = GroundTruthFeed(videos, demo_speed) if videos else \
             RecordFeed(demo_playlist(demo_seed), speed=demo_speed)
-        feed.label = f"{DEMO_LABEL} (the vision pipeline is off: " \
-                     f"{reason or 'no filmed games in fixtures/'})"
+        feed.label = f"{DEMO_LABEL} (the filmed games' ground truth)" if spec == "replay" \
+            else f"{DEMO_LABEL} (the vision pipeline is off: " \
+                 f"{reason or 'no filmed games in fixtures/'})"
         return feed
     if reason is None:
         return VisionFeed(spec)

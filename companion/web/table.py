@@ -67,7 +67,8 @@ class _Live:
 def _announcement_items(ruling: Ruling) -> list[dict[str, Any]]:
     items = [{"kind": e.kind, "text": e.text, "player": e.player, "prominent": e.announce}
              for e in ruling.events]
-    if ruling.verdict is Verdict.ILLEGAL:
+    if ruling.verdict is Verdict.ILLEGAL and not any(ruling.reason in e.text
+                                                     for e in ruling.events):
         items.append({"kind": "illegal", "text": f"Not allowed: {ruling.reason}",
                       "player": ruling.move.player, "prominent": True})
     elif ruling.verdict is Verdict.UNVERIFIABLE and ruling.reason:
@@ -315,7 +316,7 @@ class TableSession:
             live = self._require_live()
             if live.manual_state is None or not live.move_events:
                 raise TableError("nothing to undo on the manual board")
-            self.store.correct_event(live.move_events[-1].id, None)
+            self.store.correct_event(live.move_events[-1].id, None, by_person=False)
             self.store.rejudge(live.game_id, live.move_events[-1].seq, {})
             self._rebuild(live.game_id)
         self.bump()
@@ -333,35 +334,40 @@ class TableSession:
 
     def sync_moves(self, moves: list[dict[str, Any]], frames: list[int],
                    seen_at: list[float]) -> None:
-        """Make the stored moves the referee's story as it now stands: moves that changed
-        are corrected (and everything after them re-judged), moves it took back are
-        deleted, new ones are added; nothing that still stands is touched."""
+        """Make the stored moves the referee's story as it now stands, each move known by
+        the frame its ruling names: moves that changed are replaced (and everything after
+        re-judged), moves it took back are deleted, new ones are added. A move a person
+        corrected or deleted on the dashboard stays as they left it."""
         with self.lock:
             live = self._require_live()
-            current = list(live.move_events)
-            same = 0
-            while same < min(len(current), len(moves)) and \
-                    current[same].payload["move"] == moves[same]:
-                same += 1
-            if same == len(current) == len(moves):
-                return
-            for k in range(same, len(current)):
-                new = None
-                if k < len(moves):
-                    new = {**current[k].payload, "move": moves[k], "public": moves[k],
-                           "frame": frames[k], "corrected": True}
-                self.store.correct_event(current[k].id, new)
-            if same < len(current):
-                last = self._rejudge(live, current[same].seq)
+            touched = {c["before"].get("frame") for c in self.store.corrections(live.game_id)
+                       if c["before"]}
+            stored = {e.payload.get("frame"): e for e in live.move_events}
+            story = dict(zip(frames, moves))
+            first_changed = None
+            for frame, event in stored.items():
+                if frame in touched or frame is None:
+                    continue
+                want = story.get(frame)
+                if want == event.payload["move"]:
+                    continue
+                new = None if want is None else {**event.payload, "move": want,
+                                                 "public": want, "corrected": True}
+                self.store.correct_event(event.id, new, by_person=False)
+                first_changed = min(first_changed or event.seq, event.seq)
+            if first_changed is not None:
+                last = self._rejudge(live, first_changed)
                 finished = self._result(live, last) if last is not None else None
-                if finished is not None and len(moves) <= len(current):
+                if finished is not None and all(f in stored or f in touched for f in frames):
                     self.store.end_game(live.game_id, finished)
                     self.live = None
-            for k in range(len(current), len(moves)):
+            for frame, move, seen in zip(frames, moves, seen_at):
+                if frame in stored or frame in touched:
+                    continue
                 if self.live is None:
                     break  # the story reached the end of the game
-                self.observe(Move.from_json(moves[k]), source="camera",
-                             extra={"frame": frames[k], "seen_at": seen_at[k]})
+                self.observe(Move.from_json(move), source="camera",
+                             extra={"frame": frame, "seen_at": seen})
         self.bump()
 
     def note(self, text: str, prominent: bool = False) -> None:

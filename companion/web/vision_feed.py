@@ -128,7 +128,8 @@ class VisionFeed:
                                       offset, media_t, v):
                     yield item
                     offset, media_t = item.index + 1, item.timestamp
-                yield FeedItem(None, offset, media_t, observations=(Observation("end"),))
+                yield FeedItem(None, offset, media_t, observations=(Observation("end", context={
+                    "text": "the film ended before the referee saw a winner"}),))
             return
         source = open_source(int(self.source) if self.source.isdigit() else self.source)
         yield from self._run(source, self.game, self.players, self.options, 0, 0.0)

@@ -120,42 +120,47 @@ def page(browser):
     assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
-def demo_bridge_frame(speed: float) -> tuple[int, float]:
-    """(frame index of the demo's first bridge, the feed's frames per wall second), from
-    the same feed the server builds: the filmed game's ground truth when there is one,
-    else the replayed record judged by the game's own table referee."""
+def demo_bridge_frames(speed: float) -> tuple[list[int], float, str]:
+    """(the frames at which the replayed demo's Kendra Kari game shows a bridge, the feed's
+    frames per wall second, the feed), from the same feed the server builds: the filmed
+    game's ground truth when there is one, else the simulated record judged by the game's
+    own table referee."""
     from companion.games import get_game
     from companion.web.feeds import RecordFeed, open_feed
-    feed = open_feed("demo", demo_speed=speed)
+    feed = open_feed("replay", demo_speed=speed)
     videos = getattr(feed, "videos", None)
     if videos:
         assert videos[0].game == "kendra-kari"
         frames = [f for kind, f in videos[0].event_frames if kind == "bridge"]
         assert frames, "the demo's Kendra Kari video has no bridge"
-        return frames[0], feed.fps
+        return frames, feed.fps, type(feed).__name__
     assert isinstance(feed, RecordFeed) and feed.playlist[0].game == "kendra-kari"
     kk = get_game("kendra-kari")
     referee = kk.TableReferee(feed.playlist[0].players)
+    frames = []
     for item in RecordFeed(feed.playlist[:1]).items():
         for obs in item.observations:
             if obs.kind == "move":
                 ruling = referee.observe(kk.public_move(obs.move))
                 if any(e.kind == "bridge" for e in ruling.events):
-                    return item.index, feed.fps
-    raise AssertionError("the demo's Kendra Kari game has no bridge")
+                    frames.append(item.index)
+    assert frames, "the demo's Kendra Kari game has no bridge"
+    return frames, feed.fps, type(feed).__name__
 
 
 def test_table_page_shows_the_bridge_soon_after_its_frame(server, page):
-    bridge_frame, fps = demo_bridge_frame(DEMO_SPEED)
-    srv = server("--demo-speed", str(DEMO_SPEED))
+    """The dashboard's part, timed: the demo's filmed game replayed from its ground truth
+    (``--source replay``), so that the model's accuracy, measured by the vision tests and
+    benchmarks, does not decide whether there is a bridge to show."""
+    bridge_frames, fps, feed = demo_bridge_frames(DEMO_SPEED)
+    srv = server("--source", "replay", "--demo-speed", str(DEMO_SPEED))
     page.goto(srv.url + "/")
     page.wait_for_selector("#feed li.kind-bridge", timeout=60_000)
-    shown_at = page.evaluate("fetch('/api/state').then(r => r.json())")["camera"]
+    shown_at = page.evaluate("fetch('/api/state').then(r => r.json())")["camera"]["frame"]
     assert "Bridge!" in page.inner_text("#feed li.kind-bridge")
-    # The browser shows it no earlier than its frame and at most ~1 s of video after it
+    # Shown no earlier than the first bridge's frame and at most ~1 s of video after it
     # (the frame counter read after the fact overstates the delay, never understates it).
-    frames_late = shown_at["frame"] - bridge_frame
-    assert 0 <= frames_late <= fps * 1.0, (frames_late, fps)
+    assert 0 <= shown_at - bridge_frames[0] <= fps * 1.0, (shown_at, bridge_frames, fps, feed)
     assert "demo: replaying" in page.inner_text("#demo-label")
     page.wait_for_selector("#diagram circle")  # the table diagram draws the cards
     assert page.locator("#hands > span").count() == 4

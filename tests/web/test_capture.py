@@ -196,3 +196,21 @@ def test_the_vision_pipeline_feeds_the_table_move_for_move():
     bridges = [a for a in table.store.announcements(game_id, limit=1000) if a.kind == "bridge"]
     assert len(bridges) == sum(1 for m in meta["moves"] for e in m["events"]
                                if e["kind"] == "bridge")
+
+
+def test_the_referee_story_never_overwrites_what_a_person_corrected(bridge_record):
+    table = TableSession(Store(":memory:"))
+    table.start_game("kendra-kari", 4)
+    m = [x.to_json() for x in bridge_record.moves[:4]]
+    table.sync_moves(m[:2], [10, 20], [0.0, 0.0])
+    second = table.live.move_events[1]
+    mine = {**m[1], "player": (m[1]["player"] + 1) % 4}
+    table.correct(second.id, mine)
+    table.sync_moves(m[:3], [10, 20, 30], [0.0] * 3)  # the referee still tells its version
+    moves = [e.payload["move"] for e in table.live.move_events]
+    assert moves[1] == mine and moves[2] == m[2] and len(moves) == 3
+    # its own change of mind is applied: the first move re-told, the third taken back
+    table.sync_moves([m[3], m[1]], [10, 20], [0.0] * 2)
+    moves = [e.payload["move"] for e in table.live.move_events]
+    assert moves == [m[3], mine]
+    assert [c["after"] and c["after"]["move"] for c in table.store.corrections()] == [mine]
