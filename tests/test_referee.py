@@ -198,6 +198,17 @@ def test_a_card_removed_from_the_ring_is_a_desync():
     assert len(show.rulings()) == first_play + 1  # putting it back is not a new move
 
 
+def test_a_game_whose_dealt_card_was_not_read_goes_on():
+    rec = table_view(simulate("kendra-kari", 4, {}, 3))
+    show = TableShow(Referee("kendra-kari", 4))
+    for move in rec.moves[1:6]:  # the deal's card stayed unsure: never reported
+        show.kendra_kari(move)
+    rulings = show.rulings()
+    assert [o.move for o in rulings] == list(rec.moves[1:6])
+    first_play = next(o for o in rulings if o.move.action == "play")
+    assert first_play.ruling.verdict is Verdict.UNVERIFIABLE  # the match cannot be checked
+
+
 def test_unsure_readings_go_to_the_players_not_to_the_rules():
     ref = Referee("kendra-kari", 4)
     ev = TrackEvent("unsure", None, KK.zone("pos1").center_mm, "pos1", 0.5, 1, 6, 0.6,

@@ -78,7 +78,12 @@ class KendraKariJudge:
         if stage == "deal":
             if target == "7":
                 self._emit_ruling(Move(s.turn, "deal", (f.card,), "7"), f, False)
-            return
+                return
+            # The dealt card was not read (unsure): the game goes on without it, Player 1
+            # first (ruling dealer-before-first), and the engine reports the first match as
+            # unverifiable.
+            stage = "normal"
+            s = s._replace(turn=0)
         prev = self.last
         quick = prev is not None and f.timestamp - prev[1].timestamp <= self.ref.combo_s
         hand = f.seat if f.source == "hand" else None
