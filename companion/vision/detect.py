@@ -67,12 +67,6 @@ def _disc_samples(n: int = 400, seed: int = 7) -> np.ndarray:
 _DISC = _disc_samples()
 
 
-def skin_mask(bgr: np.ndarray) -> np.ndarray:
-    """Skin-coloured pixels (a classic YCrCb box; hands of many skin tones fall inside)."""
-    ycc = cv2.cvtColor(bgr, cv2.COLOR_BGR2YCrCb)
-    return cv2.inRange(ycc, (40, 138, 80), (250, 175, 125)) > 0
-
-
 @dataclass(frozen=True)
 class _Candidates:
     centers: np.ndarray  # (N, 2) px in the search image

@@ -179,7 +179,6 @@ class _Track:
     unsure: bool = False  # settled, but announced as unsure
     missed: int = 0
     doubt: int = 0  # consecutive votes without a confident reading
-    history: list[str] = field(default_factory=list)  # cards it covered, bottom first
 
 
 class TableTracker:
@@ -320,8 +319,6 @@ class TableTracker:
             t.doubt = 0
         covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
                   else None)
-        if covers:
-            t.history.append(covers)
         first = max(t.first_frame, frame - self.stable_frames + 1)
         t.settled, t.label = True, label
         if label == FACE_DOWN:
