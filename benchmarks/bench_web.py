@@ -53,7 +53,7 @@ class InProcessServer:
     """The dashboard with the real pipeline on the filmed games, the ground-truth oracle in
     place of the model (benchmarks/fixture_oracle.py), served from this process."""
 
-    def __init__(self, speed: float):
+    def __init__(self, speed: float, oracle: bool = True):
         from werkzeug.serving import make_server
 
         from companion.web import create_app
@@ -64,7 +64,7 @@ class InProcessServer:
 
         from companion.vision.detect import CardDetector
 
-        def oracle(video, deck):
+        def oracle_stages(video, deck):
             classifier = TruthOracle(video.meta)
             return classifier, classifier.detector(CardDetector())
 
@@ -76,8 +76,9 @@ class InProcessServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app({"DATABASE": str(Path(self.tmp.name) / "bench.db")})
         rt = self.app.extensions["companion"]
+        stages = oracle_stages if oracle else None  # None: the shipped model
         rt.capture = CaptureThread(rt.table, rt.hub,
-                                   lambda: VisionFeed("demo", videos, stages=oracle), loop=True)
+                                   lambda: VisionFeed("demo", videos, stages=stages), loop=True)
         rt.capture.start()
         import logging
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
@@ -161,8 +162,9 @@ def mjpeg_client(url: str, stop: threading.Event, counter: list[int]) -> None:
 
 
 def measure(seconds: float, browsers: int, chromium: bool, speed: float,
-            oracle: bool = False) -> dict:
-    srv = InProcessServer(speed) if oracle else Server(speed)
+            oracle: bool = False, in_process: bool = False) -> dict:
+    srv = InProcessServer(speed, oracle) if oracle or in_process else Server(speed)
+    oracle = oracle or in_process  # from here on: "the server is in this process"
     stop = threading.Event()
     arrivals: dict[int, float] = {}
     frames = [0]
@@ -220,17 +222,25 @@ def measure(seconds: float, browsers: int, chromium: bool, speed: float,
 def truth_latencies(store, arrivals: dict[int, float], frame_walls: dict[int, float]):
     """ms from the frame in which each filmed move's card is down, still and uncovered (the
     film's ground truth) to its announcement at the client: tracker wait included."""
+    from companion.games import get_game
+    from companion.games.base import Move
     from companion.web.vision_feed import fixture_videos
     out, offset = [], 0
     games = store.games()
     for video, game in zip(fixture_videos(), games):
         meta = json.loads(video.meta.read_text())
-        moves = store.events(game.id, kind="move")
-        if len(moves) == len(meta["moves"]):
-            for ev, m in zip(moves, meta["moves"]):
-                wall = frame_walls.get(offset + int(m["frame"]))
-                if wall is not None and ev.id in arrivals:
-                    out.append((arrivals[ev.id] - wall) * 1000)
+        public = get_game(meta["game"]).public_move
+        # each stored move that is a filmed move (read right) is timed from that move's frame
+        filmed = [(public(Move.from_json(m["move"])).to_json(), int(m["frame"]))
+                  for m in meta["moves"]]
+        for ev in store.events(game.id, kind="move"):
+            hit = next((k for k, (mv, _) in enumerate(filmed) if mv == ev.payload["move"]),
+                       None)
+            if hit is None:
+                continue
+            wall = frame_walls.get(offset + filmed.pop(hit)[1])
+            if wall is not None and ev.id in arrivals:
+                out.append((arrivals[ev.id] - wall) * 1000)
         offset += int(meta["frames"])
     return out
 
@@ -247,6 +257,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=40.0)
     ap.add_argument("--browsers", type=int, default=5)
     ap.add_argument("--chromium", action="store_true", help="real headless Chromium pages")
+    ap.add_argument("--in-process", action="store_true",
+                    help="the real pipeline with the shipped model, served from this process, "
+                         "so that latency from the film's still frame is measured too")
     ap.add_argument("--oracle", action="store_true",
                     help="the real vision pipeline on the filmed games with the ground-truth "
                          "oracle for a classifier, in this process (RSS and CPU then include "
@@ -254,10 +267,12 @@ def main() -> int:
     args = ap.parse_args()
     # run the demo at the 30 fps input the goal names, whatever its own rate
     from companion.web.feeds import open_feed
-    speed = 1.0 if args.oracle else 30.0 / open_feed("demo").fps
-    idle = measure(args.seconds, 0, False, speed, args.oracle)
-    busy = measure(args.seconds, args.browsers, args.chromium, speed, args.oracle)
-    label = "vision pipeline + ground-truth oracle" if args.oracle else busy["label"]
+    speed = 1.0 if args.oracle or args.in_process else 30.0 / open_feed("demo").fps
+    idle = measure(args.seconds, 0, False, speed, args.oracle, args.in_process)
+    busy = measure(args.seconds, args.browsers, args.chromium, speed, args.oracle,
+                   args.in_process)
+    label = "vision pipeline + ground-truth oracle" if args.oracle else \
+        "vision pipeline + shipped model" if args.in_process else busy["label"]
     print(f"source: {label or 'vision pipeline'}; input {busy['fps']:.0f} fps")
     print(f"{'clients':>8} {'moves':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
           f"{'RSS MB':>8} {'CPU %':>7}")
@@ -267,7 +282,7 @@ def main() -> int:
         print(f"{name:>8} {len(lat):>6} {pct(lat, 50):>8.1f} {pct(lat, 95):>8.1f} "
               f"{max(lat) if lat else float('nan'):>8.1f} {max(r['rss_mb']):>8.1f} "
               f"{100 * r['cpu']:>7.1f}")
-        if args.oracle:
+        if args.oracle or args.in_process:
             t = r["truth_latency_ms"]
             print(f"{'':>8} {len(t):>6} {pct(t, 50):>8.1f} {pct(t, 95):>8.1f} "
                   f"{max(t) if t else float('nan'):>8.1f}   (from the film's still frame)")
