@@ -3,6 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: run test install lint bench clean
 
@@ -12,12 +13,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# Tests also train a tiny model, so they need the [train] extra (torch, CPU wheel).
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,train]'
+	touch $(TEST_STAMP)
+
 install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/companion serve --source demo --open
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	PY=$(BIN)/python bash scripts/install-browser-deps.sh
 	@# pytest exits 5 when it collects nothing; that is not a failure
 	COMPANION_REQUIRE_BROWSER=1 $(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo 'no tests collected'; exit 0; fi; exit $$rc
