@@ -46,15 +46,15 @@ class TrainConfig:
     seeds: tuple[int, ...] = (0, 1, 2)  # held-out evaluation uses seeds >= 1000
     face_px: int = 112
     pool: int = 120_000  # crops rendered once; every pass turns them by a random k * 90 deg
-    minutes: float = 45.0  # training time budget (the lr schedule follows elapsed time)
-    max_passes: int = 12
+    minutes: float = 38.0  # training time budget (the lr schedule follows elapsed time)
+    max_passes: int = 14
     batch: int = 128
     lr: float = 4e-3
     widths: tuple[int, int, int, int] = (16, 32, 64, 128)
     negative_share: float = 0.08  # of the pool: face-down backs; as much again: not a card
     threads: int = 1  # torch threads: one is much faster than two on a busy 2-core box
     workers: int = 2  # processes rendering the crop pool
-    seed: int = 0
+    seed: int = 1  # the shipped model's seed
     cards: tuple[str, ...] = ()  # empty: all 216 cards
     log_every: int = 100
 

@@ -171,4 +171,6 @@ def test_pysol_mughal_enrolment_reads_its_own_cards_on_the_table(tmp_path):
                                  GENTLE) for f, _ in picks])
     res = CardClassifier(profile=profile).classify(crops)
     right = sum(cid == card for cid, (_, card) in zip(res.card_ids, picks))
-    assert right >= 38  # the benchmark measures this on many more crops
+    # The benchmark measured 97% on 192 such crops of this deck (81% under its harsher
+    # skewed / overlapped / shadowed conditions); the floor leaves room for 40 draws.
+    assert right >= 35
