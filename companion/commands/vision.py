@@ -109,6 +109,16 @@ def _identify(args: argparse.Namespace) -> int:
     clf = _classifier(args.model, args.deck)
     found = find_cards(image)
     res = clf.classify(found.crops)
+    if clf.deck is None and len(res):
+        # One deck lies on a table: read again with the suits of the deck most cards are from.
+        from collections import Counter
+
+        from companion.cards import DeckKind
+        from companion.vision.classify import CardClassifier
+        decks = Counter(Card.parse(c).deck for c in res.card_ids if c)
+        if decks:
+            deck: DeckKind = decks.most_common(1)[0][0]
+            res = CardClassifier(clf.model_path, deck=deck).classify(found.crops)
     rows = []
     for i in range(len(res)):
         cid = res.card_ids[i]
