@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from companion.games import get_game
 from companion.games.base import (
-    Event, GameModule, IllegalMoveError, Move, RecordError, Result, Ruling, UnknownGameError,
-    options_from_json, options_to_json,
+    Event,
+    GameModule,
+    IllegalMoveError,
+    Move,
+    RecordError,
+    Result,
+    Ruling,
+    UnknownGameError,
+    options_from_json,
+    options_to_json,
 )
 
 FORMAT = "ganjifa-companion/record@1"

@@ -1,7 +1,15 @@
 import pytest
 
 from companion.cards import (
-    Card, CardIdError, DeckKind, Rank, RankOrder, Suit, deck_cards, ranks_high_to_low, strength,
+    Card,
+    CardIdError,
+    DeckKind,
+    Rank,
+    RankOrder,
+    Suit,
+    deck_cards,
+    ranks_high_to_low,
+    strength,
     suits_of,
 )
 

@@ -63,7 +63,10 @@ def _games(args: argparse.Namespace) -> int:
 
 def _load(args: argparse.Namespace):
     from companion.games.base import (
-        OptionsError, RecordError, UnknownGameError, options_from_json,
+        OptionsError,
+        RecordError,
+        UnknownGameError,
+        options_from_json,
     )
     from companion.record import load_game
     try:

@@ -9,7 +9,11 @@ import pytest
 
 from companion.games import _MODULES, game_names, get_game
 from companion.games.base import (
-    IllegalMoveError, OptionsError, UnknownGameError, Verdict, options_from_json,
+    IllegalMoveError,
+    OptionsError,
+    UnknownGameError,
+    Verdict,
+    options_from_json,
     options_to_json,
 )
 from companion.record import GameRecord, referee_record, replay, simulate, table_view
