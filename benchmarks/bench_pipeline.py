@@ -51,9 +51,9 @@ class _NoModel:
     """Stands in when no model is shipped yet: every crop 'not a card' (classify = 0)."""
 
     def classify(self, crops):
-        from fixture_oracle import OracleClassifications
+        from companion.vision.classify import Classifications
         n = len(crops)
-        return OracleClassifications([None] * n, np.ones(n), np.zeros(n), np.ones(n),
+        return Classifications([None] * n, np.ones(n), np.zeros(n), np.ones(n),
                                      [[] for _ in range(n)])
 
 

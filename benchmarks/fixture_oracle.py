@@ -5,24 +5,12 @@ refereeing stages from the model's accuracy. The real ``replay`` uses the real m
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from companion.vision.classify import Classifications
 from companion.vision.detect import CardDetector, Detections
-
-
-@dataclass(frozen=True)
-class OracleClassifications:
-    card_ids: list
-    confidence: np.ndarray
-    face_down: np.ndarray
-    not_card: np.ndarray
-    topk: list
-
-    def __len__(self) -> int:
-        return len(self.card_ids)
 
 
 class TruthOracle:
@@ -46,7 +34,7 @@ class TruthOracle:
         rec = Recording(base.mat, base.px_per_mm, base.crop_size, base.min_score)
         return rec
 
-    def classify(self, crops: np.ndarray) -> OracleClassifications:
+    def classify(self, crops: np.ndarray) -> Classifications:
         det = self.last
         rows = self.frames[self.frame] if self.frame < len(self.frames) else []
         ids, conf, fd, nc = [], [], [], []
@@ -64,6 +52,6 @@ class TruthOracle:
             else:
                 ids.append(best[0]), conf.append(0.99), fd.append(0.0), nc.append(0.0)
         n = len(ids)
-        return OracleClassifications(ids, np.array(conf).reshape(n), np.array(fd).reshape(n),
+        return Classifications(ids, np.array(conf).reshape(n), np.array(fd).reshape(n),
                                      np.array(nc).reshape(n),
                                      [[(i, 0.99)] if i else [] for i in ids])

@@ -136,7 +136,8 @@ class Classifications:
     face_down: np.ndarray  # float32 (N,)
     not_card: np.ndarray  # float32 (N,)
     topk: list[list[tuple[str, float]]]
-    embeddings: np.ndarray  # float32 (N, D)
+    # float32 (N, D); empty when a stand-in (a test oracle) has no embedding to give
+    embeddings: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     duplicates: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # (N,) bool
     timing_ms: dict[str, float] = field(default_factory=dict)
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import cv2
 import numpy as np
 from table_drawing import PALETTE, DrawnCard, render
 
 from companion.layouts import load_layout
+from companion.vision.classify import Classifications
 from companion.vision.pipeline import STAGES, Pipeline
 from companion.vision.source import FakeSource
 from companion.vision.track import TableTracker
@@ -18,16 +17,6 @@ POS = {z.id: z.center_mm for z in LAYOUT.zones}
 NAMES = {PALETTE[0]: "surya-3", PALETTE[1]: "kurma-raja", PALETTE[2]: "barat-9"}
 
 
-@dataclass(frozen=True)
-class OracleClassifications:
-    card_ids: list
-    confidence: np.ndarray
-    face_down: np.ndarray
-    not_card: np.ndarray
-    topk: list
-
-    def __len__(self):
-        return len(self.card_ids)
 
 
 class ColourOracle:
@@ -37,7 +26,7 @@ class ColourOracle:
         self.calls = 0
         self.names = names or NAMES
 
-    def classify(self, crops: np.ndarray) -> OracleClassifications:
+    def classify(self, crops: np.ndarray) -> Classifications:
         self.calls += 1
         ids, conf = [], []
         for crop in crops:
@@ -52,7 +41,7 @@ class ColourOracle:
             ids.append(self.names[best])
             conf.append(0.97)
         n = len(ids)
-        return OracleClassifications(ids, np.array(conf), np.zeros(n),
+        return Classifications(ids, np.array(conf), np.zeros(n),
                                      np.array([0.9 if i is None else 0.0 for i in ids]),
                                      [[(i, c)] if i else [] for i, c in zip(ids, conf)])
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from companion.layouts import load_layout
+from companion.vision.classify import Classifications
 from companion.vision.detect import Detections
 from companion.vision.track import MotionGate, MotionMap, TableTracker
 
@@ -26,24 +27,14 @@ class Reading:
     topk: tuple = ()
 
 
-@dataclass(frozen=True)
-class FakeClassifications:
-    card_ids: list
-    confidence: np.ndarray
-    face_down: np.ndarray
-    not_card: np.ndarray
-    topk: list
-
-    def __len__(self):
-        return len(self.card_ids)
 
 
-def frame(cards: list[tuple[tuple[float, float], Reading]]) -> tuple[Detections, FakeClassifications]:
+def frame(cards: list[tuple[tuple[float, float], Reading]]) -> tuple[Detections, Classifications]:
     n = len(cards)
     centers = np.array([c for c, _ in cards], float).reshape(n, 2)
     det = Detections(centers, centers * 2, np.full(n, 60.0), np.ones(n),
                      np.zeros((n, 96, 96, 3), np.uint8), np.ones(n))
-    cls = FakeClassifications(
+    cls = Classifications(
         [None if r.face_down else r.card for _, r in cards],
         np.array([r.conf for _, r in cards]),
         np.array([0.99 if r.face_down else 0.0 for _, r in cards]),
