@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from companion.cards import Card, DeckKind, deck_cards
+from companion.cards import Card, DeckKind
 from companion.games.base import (
     Event,
     GameOverError,
@@ -45,6 +45,8 @@ from companion.games.showdown import (
     SnapshotReferee,
     add,
     after_dealer,
+    check_reveal,
+    deal_rounds,
     ledger_result,
     money,
     payment_events,
@@ -163,17 +165,9 @@ def new_game(players: int, options: Options | None = None, seed: int | None = No
     motion": one at a time from the dealer's right, from a fresh shuffle each round."""
     o = _check_options(players, options)
     rng = make_rng(seed)
-    rounds = resolve_rounds(o.rounds, players)
-    hands = []
-    for r in range(rounds):
-        deck = list(deck_cards(DECK))
-        rng.shuffle(deck)
-        order = after_dealer((o.first_dealer + r) % players, players)
-        per = [[] for _ in range(players)]
-        for k in range(HAND * players):
-            per[order[k % players]].append(deck[k])
-        hands.append(tuple(tuple(h) for h in per))
-    return _start(players, o, tuple(hands))
+    hands = deal_rounds(rng, DECK, players, o.first_dealer, resolve_rounds(o.rounds, players),
+                        HAND)
+    return _start(players, o, hands)
 
 
 def current_player(state: State) -> int | None:
@@ -218,13 +212,8 @@ def _step(state: State, move: Move) -> tuple[State, list[Event]]:
     cards = move.cards
     if len(cards) != HAND or len(set(cards)) != HAND or any(c.deck is not DECK for c in cards):
         raise IllegalMoveError("a Komi hand is three different cards of the Mughal deck", move)
-    seen = {c for h in state.shown for c in h} & set(cards)
-    if seen:
-        names = ', '.join(c.name for c in sorted(seen, key=str))
-        raise IllegalMoveError(f"{names} is already "
-                               "shown in another hand this round", move)
-    if state.hands is not None and set(cards) != set(state.hands[state.round][p]):
-        raise IllegalMoveError(f"those are not the cards dealt to {seat_name(p)}", move)
+    check_reveal(state.shown, None if state.hands is None else state.hands[state.round][p], p,
+                 cards, move)
     shown = list(state.shown)
     shown[p] = cards
     score = score_hand(cards)

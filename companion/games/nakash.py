@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from companion.cards import Card, DeckKind, Rank, deck_cards
+from companion.cards import Card, DeckKind, Rank
 from companion.games.base import (
     Event,
     GameOverError,
@@ -42,6 +42,8 @@ from companion.games.showdown import (
     SnapshotReferee,
     add,
     after_dealer,
+    check_reveal,
+    deal_rounds,
     ledger_result,
     money,
     payment_events,
@@ -169,16 +171,9 @@ def new_game(players: int, options: Options | None = None, seed: int | None = No
     """ "Cards are shuffled and two cards are dealt to each player face down." """
     o = _check_options(players, options)
     rng = make_rng(seed)
-    hands = []
-    for r in range(resolve_rounds(o.rounds, players)):
-        deck = list(deck_cards(DECK))
-        rng.shuffle(deck)
-        order = after_dealer((o.first_dealer + r) % players, players)
-        per = [[] for _ in range(players)]
-        for k in range(HAND * players):
-            per[order[k % players]].append(deck[k])
-        hands.append(tuple(tuple(h) for h in per))
-    return _start(players, o, tuple(hands))
+    hands = deal_rounds(rng, DECK, players, o.first_dealer, resolve_rounds(o.rounds, players),
+                        HAND)
+    return _start(players, o, hands)
 
 
 def current_player(state: State) -> int | None:
@@ -205,13 +200,8 @@ def _step(state: State, move: Move) -> tuple[State, list[Event]]:
     cards = move.cards
     if len(cards) != HAND or len(set(cards)) != HAND or any(c.deck is not DECK for c in cards):
         raise IllegalMoveError("a Nakash hand is two different cards of the Mughal deck", move)
-    seen = {c for h in state.shown for c in h} & set(cards)
-    if seen:
-        names = ', '.join(c.name for c in sorted(seen, key=str))
-        raise IllegalMoveError(f"{names} is already "
-                               "shown in another hand this round", move)
-    if state.hands is not None and set(cards) != set(state.hands[state.round][p]):
-        raise IllegalMoveError(f"those are not the cards dealt to {seat_name(p)}", move)
+    check_reveal(state.shown, None if state.hands is None else state.hands[state.round][p], p,
+                 cards, move)
     shown = list(state.shown)
     shown[p] = cards
     events: list[Event] = []

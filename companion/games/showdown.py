@@ -9,12 +9,22 @@ is the dealer + 1 (players face the table, so counterclockwise moves to one's ri
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from companion.games.base import Event, Move, Result, Ruling, Verdict, seat_name
+from companion.cards import Card, DeckKind, deck_cards
+from companion.games.base import (
+    Event,
+    IllegalMoveError,
+    Move,
+    Result,
+    Ruling,
+    Verdict,
+    seat_name,
+)
 
 
 def order_from(first: int, n: int) -> tuple[int, ...]:
@@ -30,6 +40,34 @@ def after_dealer(dealer: int, n: int) -> tuple[int, ...]:
 def resolve_rounds(rounds: int, players: int) -> int:
     """``rounds=0`` means one round per player, so that each deals once."""
     return players if rounds == 0 else rounds
+
+
+def deal_rounds(rng: random.Random, deck: DeckKind, players: int, first_dealer: int,
+                rounds: int, hand: int) -> tuple[tuple[tuple[Card, ...], ...], ...]:
+    """Every round's hands: a fresh shuffle, dealt one card at a time from the dealer's
+    right, the deal passing to the next seat each round."""
+    hands = []
+    for r in range(rounds):
+        cards = list(deck_cards(deck))
+        rng.shuffle(cards)
+        order = after_dealer((first_dealer + r) % players, players)
+        per: list[list[Card]] = [[] for _ in range(players)]
+        for k in range(hand * players):
+            per[order[k % players]].append(cards[k])
+        hands.append(tuple(tuple(h) for h in per))
+    return tuple(hands)
+
+
+def check_reveal(shown: Sequence[Sequence[Card]], dealt: Sequence[Card] | None, player: int,
+                 cards: Sequence[Card], move: Move) -> None:
+    """A revealed hand shares no card with the hands already shown this round, and is the
+    hand dealt to ``player`` when the deal is known (the engine; the table does not know)."""
+    seen = {c for h in shown for c in h} & set(cards)
+    if seen:
+        names = ', '.join(c.name for c in sorted(seen, key=str))
+        raise IllegalMoveError(f"{names} is already shown in another hand this round", move)
+    if dealt is not None and set(cards) != set(dealt):
+        raise IllegalMoveError(f"those are not the cards dealt to {seat_name(player)}", move)
 
 
 def add(ledger: Sequence[Fraction], payments: Sequence[Fraction]) -> tuple[Fraction, ...]:
