@@ -225,6 +225,16 @@ class GameModule(Protocol):
     def public_move(self, move: Move) -> Move: ...
 
 
+def check_turn(to_move: int | None, move: Move) -> int:
+    """The first check of every ``apply``: the game goes on and it is the mover's turn."""
+    if to_move is None:
+        raise GameOverError("the game is over", move)
+    if move.player != to_move:
+        raise NotYourTurnError(f"it is {seat_name(to_move)}'s turn, not "
+                               f"{seat_name(move.player)}'s", move)
+    return to_move
+
+
 def check_players(players: int, lo: int, hi: int, title: str) -> None:
     if not isinstance(players, int) or not lo <= players <= hi:
         span = str(lo) if lo == hi else f"{lo}-{hi}"

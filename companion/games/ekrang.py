@@ -30,18 +30,18 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from companion.cards import Card, DeckKind, Rank, RankOrder, Suit, deck_cards, strength
+from companion.cards import Card, DeckKind, RankOrder, Suit, deck_cards, strength
+from companion.games import trick_common
 from companion.games.base import (
     Event,
-    GameOverError,
     IllegalMoveError,
     Move,
-    NotYourTurnError,
     OptionsError,
     Result,
     Verdict,
     announcement,
     check_players,
+    check_turn,
     make_rng,
     seat_name,
 )
@@ -55,6 +55,7 @@ from companion.games.trick_common import (
     next_seat_with_cards,
     open_claims,
     trick_winner,
+    tricks_result,
     void,
 )
 
@@ -81,7 +82,7 @@ class Options:
 
 
 def leading_raja(options: Options) -> Card:
-    return Card(Suit.SURYA if options.time_of_day == "day" else Suit.CHANDRA, Rank.RAJA)
+    return trick_common.leading_raja(options.time_of_day)
 
 
 @dataclass(frozen=True)
@@ -234,12 +235,7 @@ def _take(s: State, events: list[Event]) -> tuple[State, list[Event]]:
 
 
 def apply(state: State, move: Move) -> tuple[State, list[Event]]:
-    p = current_player(state)
-    if p is None:
-        raise GameOverError("the game is over", move)
-    if move.player != p:
-        raise NotYourTurnError(f"it is {seat_name(p)}'s turn, not {seat_name(move.player)}'s",
-                               move)
+    p = check_turn(current_player(state), move)
     if move not in legal_moves(state):
         raise IllegalMoveError(_why_not(state, move), move)
     return _play(state, p, move.cards)
@@ -268,12 +264,7 @@ def is_over(state: State) -> bool:
 
 
 def result(state: State) -> Result:
-    best = max(state.tricks)
-    winners = tuple(s for s, t in enumerate(state.tricks) if t == best)
-    names = " and ".join(seat_name(s) for s in winners)
-    text = (f"{names} {'wins' if len(winners) == 1 else 'tie'} with {best} tricks "
-            f"(tricks: {', '.join(map(str, state.tricks))})")
-    return Result(winners, tuple(float(t) for t in state.tricks), text)
+    return tricks_result(state.tricks)
 
 
 def deal_of(state: State) -> dict:

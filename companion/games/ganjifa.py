@@ -25,12 +25,11 @@ from typing import Any
 
 from companion.cards import Card, DeckKind, Suit, deck_cards
 from companion.games.base import (
-    GameOverError,
     IllegalMoveError,
     Move,
-    NotYourTurnError,
     OptionsError,
     Result,
+    check_turn,
     make_rng,
     seat_name,
 )
@@ -283,12 +282,7 @@ def _lead_options(t: Table, p: int, hand: frozenset[Card]) -> list[Move]:
 
 
 def apply(state: State, move: Move) -> tuple[State, list]:
-    if is_over(state):
-        raise GameOverError("the game is over", move)
-    p = current_player(state)
-    if move.player != p:
-        raise NotYourTurnError(f"it is {seat_name(p)}'s turn, not {seat_name(move.player)}'s",
-                               move)
+    p = check_turn(None if is_over(state) else current_player(state), move)
     if not _is_legal(state, move):
         raise IllegalMoveError(_why(state, move), move)
     table, events = advance(state.table, move)

@@ -25,18 +25,18 @@ import dataclasses
 import itertools
 from dataclasses import dataclass
 
-from companion.cards import Card, DeckKind, Rank, RankOrder, Suit, deck_cards, strength
+from companion.cards import Card, DeckKind, RankOrder, Suit, deck_cards, strength
+from companion.games import trick_common
 from companion.games.base import (
     Event,
-    GameOverError,
     IllegalMoveError,
     Move,
-    NotYourTurnError,
     OptionsError,
     Result,
     Verdict,
     announcement,
     check_players,
+    check_turn,
     make_rng,
     seat_name,
 )
@@ -48,6 +48,7 @@ from companion.games.trick_common import (
     lowest,
     open_claims,
     trick_winner,
+    tricks_result,
     void,
 )
 
@@ -74,7 +75,7 @@ class Options:
 
 
 def leading_raja(options: Options) -> Card:
-    return Card(Suit.SURYA if options.time_of_day == "day" else Suit.CHANDRA, Rank.RAJA)
+    return trick_common.leading_raja(options.time_of_day)
 
 
 @dataclass(frozen=True)
@@ -243,12 +244,7 @@ def _take(s: State, events: list[Event]) -> tuple[State, list[Event]]:
 
 
 def apply(state: State, move: Move) -> tuple[State, list[Event]]:
-    p = current_player(state)
-    if p is None:
-        raise GameOverError("the game is over", move)
-    if move.player != p:
-        raise NotYourTurnError(f"it is {seat_name(p)}'s turn, not {seat_name(move.player)}'s",
-                               move)
+    check_turn(current_player(state), move)
     legal = legal_moves(state)
     if move.action == "play" and state.trick:  # a follower's two cards in either order
         move = next((m for m in legal if set(m.cards) == set(move.cards)), move)
@@ -276,12 +272,7 @@ def is_over(state: State) -> bool:
 
 
 def result(state: State) -> Result:
-    best = max(state.tricks)
-    winners = tuple(s for s, t in enumerate(state.tricks) if t == best)
-    names = " and ".join(seat_name(s) for s in winners)
-    text = (f"{names} {'wins' if len(winners) == 1 else 'tie'} with {best} tricks "
-            f"(tricks: {', '.join(map(str, state.tricks))})")
-    return Result(winners, tuple(float(t) for t in state.tricks), text)
+    return tricks_result(state.tricks)
 
 
 def deal_of(state: State) -> dict:

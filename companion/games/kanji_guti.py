@@ -46,16 +46,15 @@ from typing import Any
 
 from companion.games.base import (
     Event,
-    GameOverError,
     IllegalMoveError,
     Move,
-    NotYourTurnError,
     OptionsError,
     Result,
     Ruling,
     Verdict,
     announcement,
     check_players,
+    check_turn,
     seat_name,
 )
 
@@ -216,11 +215,7 @@ def sow(board: tuple[int, ...], start: int, options: Options, opening: bool) -> 
 
 
 def _check(state: State, move: Move) -> int:
-    if is_over(state):
-        raise GameOverError("the game is over", move)
-    if move.player != state.to_move:
-        raise NotYourTurnError(f"it is {seat_name(state.to_move)}'s turn, "
-                               f"not {seat_name(move.player)}'s", move)
+    check_turn(None if is_over(state) else state.to_move, move)
     if move.cards:
         raise IllegalMoveError("Kanji-guti is played with seeds, not cards", move)
     p = move.player

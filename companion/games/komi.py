@@ -28,15 +28,14 @@ from fractions import Fraction
 from companion.cards import Card, DeckKind
 from companion.games.base import (
     Event,
-    GameOverError,
     IllegalMoveError,
     Move,
-    NotYourTurnError,
     OptionsError,
     Result,
     Verdict,
     announcement,
     check_players,
+    check_turn,
     make_rng,
     seat_name,
 )
@@ -187,12 +186,7 @@ def legal_moves(state: State) -> list[Move]:
 
 def _step(state: State, move: Move) -> tuple[State, list[Event]]:
     """The transition; checks the deal only when the state knows it (the engine)."""
-    p = current_player(state)
-    if p is None:
-        raise GameOverError("the game is over", move)
-    if move.player != p:
-        raise NotYourTurnError(f"it is {seat_name(p)}'s turn, not {seat_name(move.player)}'s",
-                               move)
+    p = check_turn(current_player(state), move)
     order = state.order()
     last = state.turn == len(order) - 1
     if state.phase == "bet":

@@ -25,15 +25,14 @@ from fractions import Fraction
 from companion.cards import Card, DeckKind, Rank
 from companion.games.base import (
     Event,
-    GameOverError,
     IllegalMoveError,
     Move,
-    NotYourTurnError,
     OptionsError,
     Result,
     Verdict,
     announcement,
     check_players,
+    check_turn,
     make_rng,
     seat_name,
 )
@@ -189,12 +188,7 @@ def legal_moves(state: State) -> list[Move]:
 
 
 def _step(state: State, move: Move) -> tuple[State, list[Event]]:
-    p = current_player(state)
-    if p is None:
-        raise GameOverError("the game is over", move)
-    if move.player != p:
-        raise NotYourTurnError(f"it is {seat_name(p)}'s turn, not {seat_name(move.player)}'s",
-                               move)
+    p = check_turn(current_player(state), move)
     if move.action != "reveal":
         raise IllegalMoveError(f"{seat_name(p)} must reveal their two cards", move)
     cards = move.cards

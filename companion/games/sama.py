@@ -29,15 +29,14 @@ from fractions import Fraction
 from companion.cards import Card, DeckKind, deck_cards
 from companion.games.base import (
     Event,
-    GameOverError,
     IllegalMoveError,
     Move,
-    NotYourTurnError,
     OptionsError,
     Result,
     Verdict,
     announcement,
     check_players,
+    check_turn,
     make_rng,
     seat_name,
 )
@@ -194,12 +193,7 @@ def legal_moves(state: State) -> list[Move]:
 
 
 def _step(state: State, move: Move) -> tuple[State, list[Event]]:
-    p = current_player(state)
-    if p is None:
-        raise GameOverError("the game is over", move)
-    if move.player != p:
-        raise NotYourTurnError(f"it is {seat_name(p)}'s turn, not {seat_name(move.player)}'s",
-                               move)
+    p = check_turn(current_player(state), move)
     known = state.decks is not None
     if known and move not in legal_moves(state):
         raise IllegalMoveError(f"{seat_name(p)} cannot do that now ({_expected(state)}, "

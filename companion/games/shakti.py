@@ -29,7 +29,6 @@ from typing import Any
 from companion.cards import Card, DeckKind, RankOrder, deck_cards, strength
 from companion.games.base import (
     Event,
-    GameOverError,
     IllegalMoveError,
     Move,
     NotYourTurnError,
@@ -39,6 +38,7 @@ from companion.games.base import (
     Verdict,
     announcement,
     check_players,
+    check_turn,
     seat_name,
 )
 
@@ -206,11 +206,7 @@ def legal_moves(state: State) -> list[Move]:
 
 
 def _check(state: State, move: Move) -> None:
-    if state.phase == "over":
-        raise GameOverError("the game is over", move)
-    if move.player != state.to_move:
-        raise NotYourTurnError(f"it is {seat_name(state.to_move)}'s turn, "
-                               f"not {seat_name(move.player)}'s", move)
+    check_turn(None if state.phase == "over" else state.to_move, move)
     want = {"deal": "deal", "draw": "draw", "discard": "discard", "show": "show"}[state.phase]
     if move.action != want:
         raise IllegalMoveError(f"{seat_name(move.player)} must {want} now, "

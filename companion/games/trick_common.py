@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from companion.cards import Card, RankOrder, Suit, strength
-from companion.games.base import seat_name
+from companion.cards import Card, Rank, RankOrder, Suit, strength
+from companion.games.base import Result, seat_name
 
 
 def face_value(card: Card) -> int:
@@ -124,3 +124,19 @@ def highest(cards: Iterable[Card], order: RankOrder) -> Card:
 
 def lowest(cards: Iterable[Card], order: RankOrder) -> Card:
     return min(cards, key=lambda c: strength(c, order))
+
+
+def leading_raja(time_of_day: str) -> Card:
+    """ "If you are playing during the day, the first player is the one that has the Raja of
+    Surya (green). If playing at night, it is the Raja of Chandra (black)." """
+    return Card(Suit.SURYA if time_of_day == "day" else Suit.CHANDRA, Rank.RAJA)
+
+
+def tricks_result(tricks: Sequence[int]) -> Result:
+    """ "The player who took the most tricks wins the game"; equal most tricks tie."""
+    best = max(tricks)
+    winners = tuple(s for s, t in enumerate(tricks) if t == best)
+    names = " and ".join(seat_name(s) for s in winners)
+    text = (f"{names} {'wins' if len(winners) == 1 else 'tie'} with {best} tricks "
+            f"(tricks: {', '.join(map(str, tricks))})")
+    return Result(winners, tuple(float(t) for t in tricks), text)
