@@ -206,7 +206,17 @@ def bench_no_mat(scenes: list[Path]) -> dict:
 
 # ---- 3. events on fixture videos ----------------------------------------------------------
 
-def run_video(video: Path, oracle: bool) -> dict:
+def _truth_on(frames: list, frame: int, zone: str | None) -> str | None:
+    """The face-up card on top of ``zone`` in the film's truth at ``frame`` (what a player
+    answering the dashboard's "which card is this?" would say)."""
+    rows = [r for r in frames[min(frame, len(frames) - 1)]
+            if r[1] == zone and r[6] and r[0] and r[5] >= 0.5]
+    return rows[-1][0] if rows else None
+
+
+def run_video(video: Path, oracle: bool, answer_unsure: bool = False) -> dict:
+    """``answer_unsure``: a player answers every unsure reading with the true card, as
+    they would on the dashboard (the count of answers is the players' burden)."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -226,6 +236,7 @@ def run_video(video: Path, oracle: bool) -> dict:
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector)
     referee = Referee(rec.game, rec.players, rec.options, layout)
     sightings, outputs = [], []
+    answered = 0
     t0 = time.perf_counter()
     n = 0
     for frame in open_source(str(video)).frames():
@@ -235,6 +246,12 @@ def run_video(video: Path, oracle: bool) -> dict:
         n += 1
         sightings += [e for e in r.events]
         outputs += referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
+        for e in r.events:
+            truth = _truth_on(meta["frame_truth"], e.last_frame, e.zone) if (
+                answer_unsure and e.kind == "unsure") else None
+            if truth:
+                answered += 1
+                outputs += referee.confirm(truth, e.zone, r.frame_index, r.timestamp)
     secs = time.perf_counter() - t0
     filmed = meta["moves"]
     truth_moves = [game.public_move(rec.moves[m["index"]]) for m in filmed]
@@ -260,7 +277,7 @@ def run_video(video: Path, oracle: bool) -> dict:
             "moves_found": matched, "moves_judged": len(judged),
             "cards_laid": len(laid), "sighted": len({e.card_id for e in right}),
             "sightings": len(seen), "wrong_cards": len(wrong_cards),
-            "unsure": sum(e.kind == "unsure" for e in sightings),
+            "unsure": sum(e.kind == "unsure" for e in sightings), "answered": answered,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs)}
@@ -277,21 +294,23 @@ def _lcs(a: list, b: list) -> int:
 def bench_events(oracle: bool) -> list[dict]:
     videos = sorted((ROOT / "fixtures" / "videos").glob("*.mp4"))
     rows = []
-    for label, use_oracle in (("shipped model", False), ("ground-truth oracle", True)):
+    for label, use_oracle, answer in (("shipped model", False, False),
+                                      ("shipped model, players answer unsure", False, True),
+                                      ("ground-truth oracle", True, False)):
         if use_oracle and not oracle:
             continue
-        res = [run_video(v, use_oracle) for v in videos]
+        res = [run_video(v, use_oracle, answer) for v in videos]
         res = [r for r in res if r]
         if not res:
             print(f"\n## Events ({label}): skipped, no model in models/")
             continue
         print(f"\n## Events on the fixture videos, classifier: {label}")
         print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
-              f"{'unsure':>6} {'questions':>9} {'illegal':>7} {'fps':>5}")
+              f"{'unsure':>6} {'answered':>8} {'questions':>9} {'illegal':>7} {'fps':>5}")
         for r in res:
             print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
                   f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
-                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['questions']:9d} "
+                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['answered']:8d} {r['questions']:9d} "
                   f"{r['illegal']:7d} {r['fps']:5.1f}")
         rows += [{"classifier": label, **r} for r in res]
     print("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "

@@ -38,7 +38,9 @@ class TruthOracle:
         det = self.last
         rows = self.frames[self.frame] if self.frame < len(self.frames) else []
         ids, conf, fd, nc = [], [], [], []
-        for i in range(len(crops)):
+        for crop in crops:
+            # the pipeline may pass only some of the frame's crops (those that changed)
+            i = next(j for j in range(len(det)) if np.array_equal(det.crops[j], crop))
             c = det.centers_px[i]
             best, best_d = None, 0.5 * det.radii_px[i]
             for r in rows:  # card_id, zone, x, y, radius, visible, face_up

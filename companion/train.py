@@ -45,6 +45,7 @@ class TrainConfig:
     styles: tuple[int, ...] = ()  # empty: every style the renderer has
     seeds: tuple[int, ...] = (0, 1, 2)  # held-out evaluation uses seeds >= 1000
     face_px: int = 112
+    input_px: int = INPUT_PX  # the network's input: crops are resized to this
     pool: int = 120_000  # crops rendered once; every pass turns them by a random k * 90 deg
     minutes: float = 38.0  # training time budget (the lr schedule follows elapsed time)
     max_passes: int = 14
@@ -52,6 +53,7 @@ class TrainConfig:
     lr: float = 4e-3
     widths: tuple[int, int, int, int] = (16, 32, 64, 128)
     negative_share: float = 0.08  # of the pool: face-down backs; as much again: not a card
+    degraded_share: float = C.TRAINING.degrade_p  # crops through the harsh camera (crops.degrade)
     threads: int = 1  # torch threads: one is much faster than two on a busy 2-core box
     workers: int = 2  # processes rendering the crop pool
     seed: int = 1  # the shipped model's seed
@@ -74,7 +76,7 @@ def _cbr(i: int, o: int, stride: int) -> nn.Sequential:
 
 
 class CardNet(nn.Module):
-    """BGR uint8-range input (N, 3, 64, 64) float32 -> suit, rank, kind logits, embedding."""
+    """BGR uint8-range input (N, 3, S, S) float32 (S: 64 or 96) -> suit, rank, kind logits, embedding."""
 
     def __init__(self, widths=(16, 32, 64, 128), embed_dim: int = EMBED_DIM):
         super().__init__()
@@ -143,36 +145,41 @@ def _init_worker(bank: FaceBank) -> None:
     torch.set_num_threads(1)
 
 
-def make_batch(bank: FaceBank, n: int, seed: int, negative_share: float):
-    """``n`` preprocessed crops and labels: suit, rank (-1 when no card), kind, card index."""
+def make_batch(bank: FaceBank, n: int, seed: int, negative_share: float,
+               input_px: int = INPUT_PX, degraded_share: float = C.TRAINING.degrade_p):
+    """``n`` preprocessed crops and labels: suit, rank (-1 when no card), kind, card index.
+
+    ``degraded_share`` of them (cards, backs and not-cards alike) look as a bad webcam frame
+    makes them: strong blur, exposure extremes, a small card (:func:`crops.degrade`)."""
     rng = np.random.default_rng(seed)
-    x = np.empty((n, 3, INPUT_PX, INPUT_PX), np.uint8)  # uint8 keeps a big pool small
+    jit = C.Jitter(degrade_p=degraded_share)
+    x = np.empty((n, 3, input_px, input_px), np.uint8)  # uint8 keeps a big pool small
     y = np.full((n, 4), -1, np.int64)
     n_back = int(n * negative_share)
     n_none = int(n * negative_share)
     for k in range(n):
         if k < n_back:
-            crop = C.place_card(bank.backs[rng.integers(len(bank.backs))], rng,
+            crop = C.place_card(bank.backs[rng.integers(len(bank.backs))], rng, jit,
                                 neighbours=bank.faces[:: max(1, len(bank.faces) // 64)])
             y[k, 2] = C.KIND_FACE_DOWN
         elif k < n_back + n_none:
-            crop = C.not_a_card(rng, bank.faces[:: max(1, len(bank.faces) // 64)])
+            crop = C.not_a_card(rng, bank.faces[:: max(1, len(bank.faces) // 64)], jit=jit)
             y[k, 2] = C.KIND_NOT_CARD
         else:
             j = int(rng.integers(len(bank.faces)))
             others = [bank.faces[int(rng.integers(len(bank.faces)))] for _ in range(2)]
-            crop = C.place_card(bank.faces[j], rng, neighbours=others)
+            crop = C.place_card(bank.faces[j], rng, jit, neighbours=others)
             card = ALL_CARDS[bank.card_index[j]]
             y[k] = (SUITS.index(card.suit.value), RANKS.index(card.rank.token), C.KIND_CARD,
                     bank.card_index[j])
-        x[k] = preprocess(crop[None])[0].astype(np.uint8)
+        x[k] = preprocess(crop[None], input_px)[0].astype(np.uint8)
     perm = rng.permutation(n)
     return x[perm], y[perm]
 
 
 def _worker_batch(args):
-    n, seed, share = args
-    return make_batch(_BANK, n, seed, share)
+    n, seed, share, input_px, degraded = args
+    return make_batch(_BANK, n, seed, share, input_px, degraded)
 
 
 # -- training ------------------------------------------------------------------------------
@@ -192,7 +199,8 @@ def _losses(model, cards_head, x, y):
 def render_pool(cfg: TrainConfig, bank: FaceBank) -> tuple[np.ndarray, np.ndarray]:
     """``cfg.pool`` preprocessed crops with labels, rendered on two processes."""
     chunk = 2048 if cfg.pool >= 4096 else cfg.pool
-    jobs = [(min(chunk, cfg.pool - i), cfg.seed * 1_000_003 + i, cfg.negative_share)
+    jobs = [(min(chunk, cfg.pool - i), cfg.seed * 1_000_003 + i, cfg.negative_share,
+             cfg.input_px, cfg.degraded_share)
             for i in range(0, cfg.pool, chunk)]
     with mp.get_context("fork").Pool(max(1, cfg.workers), initializer=_init_worker,
                                      initargs=(bank,)) as pool:
@@ -276,7 +284,8 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
     from companion.vision.classify import write_model_card
     model.eval()
     cfg.out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, INPUT_PX, INPUT_PX)
+    px = cfg.input_px
+    dummy = torch.zeros(1, 3, px, px)
     names = ["suit_logits", "rank_logits", "kind_logits", "embedding"]
     with warnings.catch_warnings():  # the TorchScript exporter is deprecated, not broken
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -288,10 +297,10 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
     card = {
         "name": cfg.out.stem,
         "classes": {"suits": list(SUITS), "ranks": list(RANKS), "kinds": list(C.KINDS)},
-        "input": {"name": "crops", "shape": ["n", 3, INPUT_PX, INPUT_PX], "dtype": "float32",
+        "input": {"name": "crops", "shape": ["n", 3, px, px], "dtype": "float32",
                   "colour": "BGR", "range": "0..255",
-                  "preprocessing": f"96x96 detector crop -> INTER_AREA resize to {INPUT_PX}x"
-                                   f"{INPUT_PX} -> NCHW float32; (x-128)/64 is in the graph"},
+                  "preprocessing": f"96x96 detector crop -> INTER_AREA resize to {px}x{px} "
+                                   "(none at 96) -> NCHW float32; (x-128)/64 is in the graph"},
         "outputs": names,
         "embedding_dim": EMBED_DIM,
         "parameters": int(sum(p.numel() for p in model.parameters())),

@@ -250,3 +250,60 @@ def test_bad_setup_is_a_clear_error():
         Referee("kanji-guti", 2)
     with pytest.raises(RefereeError, match="no Player 7"):
         Referee("kendra-kari", 4).tell_draw(6)
+
+
+def _gj_moves(n: int) -> list[Move]:
+    rec = table_view(simulate("ganjifa", 4, {}, 0))
+    moves = [m for m in rec.moves[:n]]
+    assert all(m.action in ("lead", "follow") and len(m.cards) == 1 for m in moves)
+    return moves
+
+
+def _gj_ev(kind: str, move: Move, frame: int, track: int) -> TrackEvent:
+    zone = f"play{move.player}"
+    return TrackEvent(kind, move.cards[0].id if kind == "appeared" else None,
+                      GJ.zone(zone).center_mm, zone, 0.99 if kind == "appeared" else 0.4,
+                      frame - 5, frame, frame / 30, track,
+                      candidates=((move.cards[0].id, 0.4),) if kind == "unsure" else ())
+
+
+@pytest.mark.parametrize("named_by", ["tracker", "person"])
+def test_moves_after_an_unnamed_card_wait_for_its_name_then_are_judged_in_order(named_by):
+    a, b, c = _gj_moves(3)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    out = ref.observe([_gj_ev("unsure", b, 60, 1)], 60)
+    assert [o.kind for o in out] == ["unsure"] and ref.waiting_for == f"play{b.player}"
+    # the next player's card is seen, but not judged before the card under doubt
+    assert ref.observe([_gj_ev("appeared", c, 90, 2)], 90) == []
+    assert [r.move for r in ref.rulings()] == [a]
+    if named_by == "tracker":  # its readings settled later
+        out = ref.observe([_gj_ev("appeared", b, 120, 1)], 120)
+    else:
+        out = ref.confirm(b.cards[0].id, f"play{b.player}", 120, 4.0)
+    assert [o.move for o in out if o.kind == "ruling"] == [b, c]
+    assert [r.move for r in ref.rulings()] == [a, b, c] and ref.waiting_for == ""
+    assert [o.frame for o in ref.outputs if o.kind == "ruling"] == [30, 60, 90]  # when laid
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+
+
+def test_none_of_these_goes_on_without_the_unnamed_card():
+    a, b, c = _gj_moves(3)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0), _gj_ev("unsure", b, 60, 1)], 60)
+    ref.observe([_gj_ev("appeared", c, 90, 2)], 90)
+    out = ref.dismiss(f"play{b.player}")
+    assert [(o.move.player, o.move.cards) for o in out if o.kind == "ruling"] == [
+        (c.player, c.cards)]
+    assert ref.waiting_for == "" and ref.dismiss(f"play{b.player}") == []
+
+
+def test_a_named_card_read_doubtfully_later_holds_nothing_up():
+    a, b = _gj_moves(2)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    out = ref.observe([_gj_ev("unsure", a, 50, 0)], 50)  # a hand spoils its readings
+    assert [o.kind for o in out] == ["unsure"] and ref.waiting_for == ""
+    assert ref.confirm(a.cards[0].id, f"play{a.player}") == []  # the same card: no new move
+    ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
+    assert [r.move for r in ref.rulings()] == [a, b]

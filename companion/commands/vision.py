@@ -27,6 +27,10 @@ def _register_train(sub) -> None:
     p.add_argument("--minutes", type=float, default=None, help="training time budget")
     p.add_argument("--pool", type=int, default=None, help="how many training crops to render")
     p.add_argument("--seeds", default=None, help="comma-separated render seeds, e.g. 0,1,2")
+    p.add_argument("--input-px", type=int, default=None, choices=(48, 64, 80, 96),
+                   help="the network's input size (crops are 96 px; default 64)")
+    p.add_argument("--max-passes", type=int, default=None, help="at most this many passes")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default 1)")
     p.add_argument("--tiny", action="store_true",
                    help="a seconds-long smoke run on a few cards (for CI)")
     p.set_defaults(handler=_train)
@@ -51,6 +55,12 @@ def _train(args: argparse.Namespace) -> int:
         if args.pool < 2 * cfg.batch:
             raise UsageError(f"--pool must be at least {2 * cfg.batch}")
         changes["pool"] = args.pool
+    for name in ("input_px", "max_passes", "threads"):
+        value = getattr(args, name)
+        if value is not None:
+            if value < 1:
+                raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+            changes[name] = value
     if args.seeds:
         try:
             changes["seeds"] = tuple(int(s) for s in args.seeds.split(","))

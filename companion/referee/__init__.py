@@ -14,7 +14,11 @@ card; a card laid after a draw may be the drawn card or the next player's. The r
 asks (a ``question`` output with the choices), goes on with the likelier story (the one
 that fits the timing) *marked as assumed*, and re-judges everything after it if
 ``answer()`` says otherwise. It never reports a card the tracker was unsure of: those go
-to the players (``unsure``), and ``confirm(...)`` brings the answer back.
+to the players (``unsure``), and ``confirm(...)`` brings the answer back. Until then the
+referee holds what follows (it cannot judge the next player's card without knowing the
+one before it): the moves after an unnamed card are judged, in the order they were laid,
+as soon as it is named (by a person, or by the tracker once its readings settle), or
+``dismiss(zone)`` says to go on without it.
 
 When the table and the game disagree (a card the rules refused is still lying there, or a
 card the game needs has gone) it says ``desync`` and stays in that state until the table
@@ -75,6 +79,7 @@ class Referee:
         self._emitted = 0  # outputs of the derivation already returned
         self._derived = Derivation()
         self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
+        self._named: set[int] = set()  # tracker tracks that were named with a card
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
@@ -142,13 +147,48 @@ class Referee:
 
     def confirm(self, card_id: str, zone: str, frame: int = 0,
                 timestamp: float = 0.0) -> list[RefereeOutput]:
-        """A person named a card the tracker was unsure of: it counts as laid there."""
+        """A person named a card the tracker was unsure of: it counts as laid there, when
+        it was laid (the moves held behind it are judged now)."""
         card = parse_card(card_id)
         if card is None:
             raise RefereeError(f"bad card id {card_id!r}")
         self.layout.zone(zone)  # raises LayoutError for an unknown zone
-        self._table.setdefault(zone, []).append(card)
+        stack = self._table.setdefault(zone, [])
+        pending = self._pending(zone=zone)
+        if pending is None and card in stack:
+            return []  # the card named there already: the doubt was about nothing new
+        stack.append(card)
+        if pending is not None:
+            return self._name_pending(pending, card)
         return self._add(Fact("laid", frame, timestamp, card, zone))
+
+    def dismiss(self, zone: str) -> list[RefereeOutput]:
+        """"None of these": the unnamed card on ``zone`` is left out, and the moves held
+        behind it are judged without it."""
+        pending = self._pending(zone=zone)
+        if pending is None:
+            return []  # nothing was held for it (a card off the zones, or named already)
+        del self._facts[pending]
+        return self._add_judged()
+
+    @property
+    def waiting_for(self) -> str:
+        """The zone of the first unnamed card that holds up the judging, or ""."""
+        i = self._pending()
+        return self._facts[i].zone if i is not None else ""
+
+    def _pending(self, zone: str | None = None, track: int | None = None) -> int | None:
+        for i, f in enumerate(self._facts):
+            if f.kind == "unsure" and (zone is None or f.zone == zone) and (
+                    track is None or f.track == track):
+                return i
+        return None
+
+    def _name_pending(self, i: int, card: Card, seat: int | None = None,
+                      source: str = "") -> list[RefereeOutput]:
+        f = self._facts[i]
+        self._facts[i] = Fact("laid", f.frame, f.timestamp, card, f.zone, seat, source=source)
+        return self._add_judged()
 
     # ---- the physical table ---------------------------------------------------------------
 
@@ -159,9 +199,17 @@ class Referee:
         if ev.kind == "unsure":
             names = ", ".join(f"{c} ({p:.0%})" for c, p in ev.candidates) or "no reading"
             where = ev.zone or "off the zones"
-            return [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
-                                  ev.last_frame, ev.timestamp,
-                                  choices=tuple(c for c, _ in ev.candidates))]
+            out = [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
+                                 ev.last_frame, ev.timestamp,
+                                 choices=tuple(c for c, _ in ev.candidates))]
+            # A card named before and now read doubtfully (a card laid on it, or a hand
+            # spoiling the view) is asked about but holds nothing up: the game already has
+            # it, and a card laid on top holds nothing behind it until it is named.
+            if ev.zone and self._move_zone(ev.zone) and ev.track_id not in self._named \
+                    and self._pending(track=ev.track_id) is None:
+                out += self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
+                                      track=ev.track_id))
+            return out
         card = parse_card(ev.card_id)
         if ev.kind == "removed" and ev.zone and card is not None:
             stack = self._table.get(ev.zone, [])
@@ -176,19 +224,30 @@ class Referee:
             stack.append(card)
             return []
         stack.append(card)
+        if ev.track_id >= 0:
+            self._named.add(ev.track_id)
+        seat = None
+        if self._arms is not None:
+            seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
+        source = "hand" if seat is not None else ""
+        pending = self._pending(track=ev.track_id) if ev.track_id >= 0 else None
+        if pending is not None:  # the tracker's readings settled on the card it was unsure of
+            return self._name_pending(pending, card, seat, source)
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
         if self.shared and self._already_played(card):
             return []  # the same card seen again (swept up with the others): no new move
-        if self.shared and ev.zone in ("stock", "gathered"):
+        if not self._move_zone(ev.zone):
             return []
-        if not self.shared and ev.zone.startswith("won"):
-            return []  # tricks gathered to a pile are the engine's consequence, not a move
-        seat = None
-        if self._arms is not None:
-            seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
         return self._add(Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
-                               source="hand" if seat is not None else ""))
+                               source=source))
+
+    def _move_zone(self, zone: str) -> bool:
+        """Whether a card laid there is a move (not the stock, the gathered pile, or a pile
+        of won tricks, which are the engine's consequences)."""
+        if self.shared:
+            return zone not in ("stock", "gathered")
+        return not zone.startswith("won")
 
     # ---- judging -----------------------------------------------------------------------
 
@@ -197,6 +256,10 @@ class Referee:
 
     def _add(self, fact: Fact) -> list[RefereeOutput]:
         self._facts.append(fact)
+        return self._add_judged()
+
+    def _add_judged(self) -> list[RefereeOutput]:
+        """Re-judge the facts; the outputs not returned before are the new ones."""
         self._rederive()
         new = self._derived.outputs[self._emitted:]
         self._emitted = len(self._derived.outputs)
@@ -212,6 +275,8 @@ class Referee:
         d = Derivation()
         judge = KendraKariJudge(self, d) if self.shared else PerSeatJudge(self, d)
         for i, fact in enumerate(self._facts):
+            if fact.kind == "unsure":
+                break  # what follows an unnamed card waits for its name
             judge.fact(i, fact)
         self._derived = d
 
@@ -239,8 +304,8 @@ class Referee:
         return card in cards and bool((out >> cards.index(card)) & 1)
 
     def _check_sync(self, frame: int, ts: float) -> list[RefereeOutput]:
-        if not self.shared:
-            return []
+        if not self.shared or self._pending() is not None:
+            return []  # (cards laid behind an unnamed one are not judged yet)
         expected = self.expected_table()
         accepted = getattr(self.engine.state, "out", 0)  # every card the game saw played
         index = {c: i for i, c in enumerate(deck_cards(self.module.DECK))}

@@ -54,7 +54,7 @@ class RefereeOutput:
 class Fact:
     """Something the table showed, in order: what the rules are judged on."""
 
-    kind: str  # "laid" | "draw" | "told"
+    kind: str  # "laid" | "draw" | "told" | "unsure" (a card laid there, not yet named)
     frame: int
     timestamp: float
     card: Card | None = None
@@ -62,6 +62,7 @@ class Fact:
     seat: int | None = None  # a draw the dashboard was told about names the seat
     move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
     source: str = ""  # "hand": ``seat`` is the seat whose hand was seen doing it
+    track: int = -1  # "unsure": the tracker's track, whose later confident reading names it
 
 
 @dataclass

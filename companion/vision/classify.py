@@ -41,25 +41,26 @@ class CropError(ValueError):
     """Crops that are not an (N, H, W, 3) uint8 BGR batch."""
 
 
-def preprocess(crops: np.ndarray) -> np.ndarray:
-    """(N, H, W, 3) uint8 BGR crops -> (N, 3, 64, 64) float32 in 0..255, as the model wants."""
+def preprocess(crops: np.ndarray, size: int = INPUT_PX) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR crops -> (N, 3, size, size) float32 in 0..255, as the model
+    wants (``size`` is the model card's input size)."""
     crops = np.asarray(crops)
     if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
         raise CropError(f"crops must be an (N, H, W, 3) uint8 BGR array, got shape "
                         f"{crops.shape} dtype {crops.dtype}")
     n, h, w = crops.shape[:3]
-    if (h, w) == (INPUT_PX, INPUT_PX):
+    if (h, w) == (size, size):
         out = crops
     elif n and (h, w) == (CROP_PX, CROP_PX):
         # One resize of the crops stacked as a tall image: 96 -> 64 maps crop borders onto
         # output rows exactly, so area averaging never mixes two crops, and it is one call.
-        tall = cv2.resize(crops.reshape(n * h, w, 3), (INPUT_PX, n * INPUT_PX),
+        tall = cv2.resize(crops.reshape(n * h, w, 3), (size, n * size),
                           interpolation=cv2.INTER_AREA)
-        out = tall.reshape(n, INPUT_PX, INPUT_PX, 3)
+        out = tall.reshape(n, size, size, 3)
     else:
-        out = np.empty((n, INPUT_PX, INPUT_PX, 3), np.uint8)
+        out = np.empty((n, size, size, 3), np.uint8)
         for i in range(n):
-            out[i] = cv2.resize(crops[i], (INPUT_PX, INPUT_PX), interpolation=cv2.INTER_AREA)
+            out[i] = cv2.resize(crops[i], (size, size), interpolation=cv2.INTER_AREA)
     return np.ascontiguousarray(out.transpose(0, 3, 1, 2), dtype=np.float32)
 
 
@@ -144,6 +145,47 @@ class Classifications:
     def __len__(self) -> int:
         return len(self.card_ids)
 
+    def row(self, i: int) -> ReadingRow:
+        """Crop ``i``'s reading, to be kept and given again for an unchanged crop."""
+        has = len(self.embeddings) == len(self)
+        return ReadingRow(self.card_ids[i], float(self.confidence[i]), float(self.face_down[i]),
+                          float(self.not_card[i]), tuple(self.topk[i]),
+                          self.embeddings[i] if has else None,
+                          bool(self.duplicates[i]) if len(self.duplicates) == len(self) else False)
+
+    @classmethod
+    def from_rows(cls, rows: list[ReadingRow],
+                  timing_ms: dict[str, float] | None = None) -> Classifications:
+        dims = {len(r.embedding) for r in rows if r.embedding is not None}
+        if len(dims) == 1 and all(r.embedding is not None or r is UNREAD for r in rows):
+            d = dims.pop()
+            emb = np.stack([np.zeros(d, np.float32) if r.embedding is None else r.embedding
+                            for r in rows]).astype(np.float32)
+        else:
+            emb = np.zeros((0, 0), np.float32)
+        col = {k: np.array([getattr(r, k) for r in rows], np.float32).reshape(len(rows))
+               for k in ("confidence", "face_down", "not_card")}
+        return cls([r.card_id for r in rows], col["confidence"], col["face_down"],
+                   col["not_card"], [list(r.topk) for r in rows], emb,
+                   np.array([r.duplicate for r in rows], bool), dict(timing_ms or {}))
+
+
+@dataclass(frozen=True)
+class ReadingRow:
+    """One crop's reading (a row of :class:`Classifications`)."""
+
+    card_id: str | None
+    confidence: float
+    face_down: float
+    not_card: float
+    topk: tuple[tuple[str, float], ...]
+    embedding: np.ndarray | None = None
+    duplicate: bool = False
+
+
+# A crop that was not read (a hand moving over it): neither a card, nor a back, nor nothing.
+UNREAD = ReadingRow(None, 0.0, 0.0, 0.0, ())
+
 
 @dataclass(frozen=True)
 class HeadOutputs:
@@ -165,8 +207,14 @@ class CardClassifier:
     """``classify(crops)`` for a batch of 96x96 BGR crops; ``deck`` restricts the suits."""
 
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, deck: DeckKind | None = None,
-                 profile: DeckProfile | None = None, threads: int = 1):
+                 profile: DeckProfile | None = None, threads: int = 1, rotations: int = 4):
         import onnxruntime as ort
+
+        if rotations not in (1, 2, 4):
+            raise ValueError(f"rotations must be 1, 2 or 4, got {rotations}")
+        # Reading a crop also turned by 90/180/270 degrees and averaging the heads evens
+        # out the pixel grid's bias for some angles of a round card (about +3 points).
+        self.rotations = rotations
 
         model_path = Path(model_path)
         if not model_path.is_file():
@@ -188,10 +236,11 @@ class CardClassifier:
         self.session = ort.InferenceSession(str(model_path), so,
                                             providers=["CPUExecutionProvider"])
         self._card_ids = np.array([Card(s, r).id for s in self.suits for r in self.ranks])
+        self.input_px = int(self.card["input"]["shape"][2])
 
     def heads(self, crops: np.ndarray) -> tuple[HeadOutputs, dict[str, float]]:
         t0 = time.perf_counter()
-        x = preprocess(crops)
+        x = preprocess(crops, self.input_px)
         t1 = time.perf_counter()
         if len(x) == 0:
             d = self.card["embedding_dim"]
@@ -199,11 +248,19 @@ class CardClassifier:
                                 np.zeros((0, len(self.ranks)), np.float32),
                                 np.zeros((0, 3), np.float32), np.zeros((0, d), np.float32))
             return empty, {"preprocess": 0.0, "inference": 0.0}
-        suit, rank, kind, emb = self.session.run(None, {"crops": x})
+        r, n = self.rotations, len(x)
+        if r > 1:
+            x = np.concatenate([np.rot90(x, k * 4 // r, axes=(2, 3)) for k in range(r)])
+        suit, rank, kind, emb = self.session.run(None, {"crops": np.ascontiguousarray(x)})
         t2 = time.perf_counter()
-        suit = np.where(self.suit_mask, suit, -np.inf)
-        out = HeadOutputs(_softmax(suit).astype(np.float32), _softmax(rank).astype(np.float32),
-                          _softmax(kind).astype(np.float32), emb.astype(np.float32))
+        suit = _softmax(np.where(self.suit_mask, suit, -np.inf))
+        rank, kind = _softmax(rank), _softmax(kind)
+        if r > 1:
+            suit, rank, kind, emb = (a.reshape(r, n, -1).mean(axis=0)
+                                     for a in (suit, rank, kind, emb))
+            emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
+        out = HeadOutputs(suit.astype(np.float32), rank.astype(np.float32),
+                          kind.astype(np.float32), emb.astype(np.float32))
         return out, {"preprocess": (t1 - t0) * 1e3, "inference": (t2 - t1) * 1e3}
 
     def classify(self, crops: np.ndarray) -> Classifications:

@@ -26,6 +26,7 @@ from companion.vision.calibration import (
     MatCalibrator,
 )
 from companion.vision.detect import CardDetector, Detections
+from companion.vision.reuse import ReadingReuse
 from companion.vision.source import Frame, FrameSource
 from companion.vision.track import MotionGate, MotionMap, TableTracker, TrackEvent
 
@@ -73,8 +74,10 @@ class Pipeline:
                  calibration: Calibration | None = None,
                  calibrator: MatCalibrator | None = None,
                  detector: CardDetector | None = None, drift_interval_s: float = 3.0,
-                 gate_motion: bool = True):
+                 gate_motion: bool = True, reuse: ReadingReuse | None = None,
+                 reuse_readings: bool = True):
         self.classifier = classifier
+        self.reuse = (reuse or ReadingReuse()) if reuse_readings else None
         self.tracker = tracker or TableTracker()
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)
@@ -87,6 +90,8 @@ class Pipeline:
 
     def reset(self) -> None:
         self.tracker.reset()
+        if self.reuse is not None:
+            self.reuse.reset()
         if self._gate is not None:
             self._gate.reset()
 
@@ -121,7 +126,12 @@ class Pipeline:
         t3 = time.perf_counter()
         motion = self._gate.update(view, det) if self._gate is not None else None
         t4 = time.perf_counter()
-        cls = self.classifier.classify(det.crops)
+        if self.reuse is None:
+            cls = self.classifier.classify(det.crops)
+        else:
+            moving = (motion.near(det.centers_mm, self.tracker.motion_radius_mm,
+                                  moving_only=True) if motion is not None and len(det) else None)
+            cls = self.reuse.classify(self.classifier, det, frame.index, moving)
         t5 = time.perf_counter()
         events = self.tracker.update(frame.index, frame.timestamp, det, cls, motion)
         t6 = time.perf_counter()

@@ -311,7 +311,13 @@ class TableTracker:
             return []
         if not confident:
             # Readings in flux (a card just laid on another, a glare passing) get as many
-            # frames again to settle before the players are asked.
+            # frames again to settle before the players are asked. A card that settled with
+            # a confident name keeps it through doubtful readings that still rank it first
+            # (a neighbour's hand, a glare): only another card ranked first unsettles it.
+            best = self._candidates(recent)[:1]
+            if t.settled and not t.unsure and best and best[0][0] == t.label:
+                t.doubt = 0
+                return []
             t.doubt += 1
             if t.doubt < self.stable_frames or (t.settled and t.unsure):
                 return []

@@ -217,8 +217,9 @@ class VisionFeed:
             try:
                 if kind == "question" and "question_id" in context:
                     outs = self.referee.answer(int(context["question_id"]), int(choice))
-                elif kind == "unsure" and choice != "none" and context.get("zone"):
-                    outs = self.referee.confirm(str(choice), context["zone"], frame, ts)
+                elif kind == "unsure" and context.get("zone"):
+                    outs = (self.referee.dismiss(context["zone"]) if choice == "none" else
+                            self.referee.confirm(str(choice), context["zone"], frame, ts))
                 elif kind == "draw":
                     outs = self.referee.tell_draw(choice, frame, ts)
                 else:

@@ -158,3 +158,16 @@ def test_classifier_never_imports_torch():
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     run = subprocess.run([sys.executable, "-c", code], check=False, cwd=Path(__file__).parents[2])
     assert run.returncode == 0
+
+
+def test_reading_with_rotations_does_not_depend_on_a_quarter_turn_of_the_crop():
+    crops, _ = _held_out(6, DeckKind.MUGHAL, seed=5)
+    four = CardClassifier(deck=DeckKind.MUGHAL, rotations=4)
+    a = four.classify(crops)
+    b = four.classify(np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2))))
+    assert a.card_ids == b.card_ids
+    assert np.allclose(a.confidence, b.confidence, atol=1e-4)
+    one = CardClassifier(deck=DeckKind.MUGHAL, rotations=1).classify(crops)
+    assert not np.allclose(one.confidence, a.confidence)  # it does read four crops
+    with pytest.raises(ValueError, match="rotations"):
+        CardClassifier(rotations=3)

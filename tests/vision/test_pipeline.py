@@ -74,7 +74,22 @@ def test_pipeline_turns_frames_into_events_with_stage_timings():
     assert set(t.as_dict()) == set(STAGES) | {"total"}
     assert t.total > 0 and t.detect > 0
     assert any(r.motion > 0 for r in results[11:15])  # the hand was seen
-    assert oracle.calls == len(results)
+    # unchanged crops keep their reading: the model ran on a few frames, not all 35
+    assert 0 < oracle.calls < len(results) // 2
+    assert pipe.reuse.reads >= oracle.calls
+
+
+def test_reading_every_crop_afresh_gives_the_same_events():
+    def events(reuse: bool):
+        oracle = ColourOracle()
+        pipe = Pipeline(oracle, TableTracker(LAYOUT, stable_frames=4, remove_frames=5),
+                        reuse_readings=reuse)
+        out = [(e.kind, e.card_id, e.zone, e.last_frame) for r in pipe.run(
+            FakeSource(_frames(), fps=10)) for e in r.events]
+        return out, oracle.calls
+    fresh, calls = events(False)
+    assert calls == len(_frames())
+    assert events(True)[0] == fresh
 
 
 def test_pipeline_waits_for_the_mat():

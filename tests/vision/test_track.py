@@ -172,3 +172,17 @@ def test_motion_gate_sees_movement_and_a_resting_hand_but_not_cards():
     gate.update(view)
     m = gate.update(view)
     assert not m.near(np.array([[80 / 0.6, 80 / 0.6]]), 10)[0]
+
+
+def test_a_settled_card_keeps_its_name_through_doubtful_readings_of_it():
+    tr = TableTracker(LAYOUT, stable_frames=4)
+    run(tr, [[(POS["pos2"], Reading("kalki-2"))]] * 5)
+    # a hand beside it spoils the readings, but kalki-2 still ranks first: no event
+    blurred = (("kalki-2", 0.39), ("kalki-1", 0.19), ("varaha-1", 0.06))
+    doubt = [[(POS["pos2"], Reading("kalki-1", conf=0.2, topk=blurred))]] * 12
+    assert run(tr, doubt, start=5) == []
+    assert tr.table == {"pos2": ["kalki-2"]}
+    # doubtful readings that rank another card first are a change: the players are asked
+    other = (("kalki-1", 0.5), ("kalki-2", 0.2))
+    events = run(tr, [[(POS["pos2"], Reading("kalki-1", conf=0.5, topk=other))]] * 12, start=17)
+    assert [e.kind for e in events] == ["unsure"]

@@ -1,0 +1,96 @@
+"""Reading only what changed: a card lying still is not read again on every frame.
+
+Between detection and the tracker, most cards on a table look exactly as they did a frame
+ago. Reading them again costs model time and adds no evidence, so a detection whose crop
+has not changed since the last frame (same place within ``match_mm``, mean difference of a
+small grey thumbnail under ``max_diff`` levels) keeps its last reading. Every
+``refresh_frames`` frames a card is read afresh anyway, so a slow change cannot hide a card
+swapped under a steady hand. Crops under a moving hand are not read at all: the tracker
+ignores them (see :class:`~companion.vision.track.TableTracker`), so they get
+:data:`~companion.vision.classify.UNREAD`, or their last reading for the dashboard's labels.
+
+This is what lets the pipeline read new cards with test-time rotations and still keep up
+with the camera.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.classify import UNREAD, Classifications, ReadingRow
+from companion.vision.detect import Detections
+
+THUMB_PX = 24
+
+
+@dataclass
+class _Remembered:
+    center_mm: np.ndarray
+    thumb: np.ndarray  # float32 (THUMB_PX, THUMB_PX) grey
+    row: ReadingRow
+    read_at: int  # frame index of the reading
+
+
+def _thumbs(crops: np.ndarray) -> np.ndarray:
+    if not len(crops):
+        return np.zeros((0, THUMB_PX, THUMB_PX), np.float32)
+    n, h, w = crops.shape[:3]
+    grey = cv2.cvtColor(crops.reshape(n * h, w, 3), cv2.COLOR_BGR2GRAY)
+    # stacked as one tall image: one resize for the batch, borders map onto whole rows
+    small = cv2.resize(grey, (THUMB_PX, n * THUMB_PX), interpolation=cv2.INTER_AREA)
+    return small.reshape(n, THUMB_PX, THUMB_PX).astype(np.float32)
+
+
+class ReadingReuse:
+    """``classify(classifier, detections, frame_index, skip) -> Classifications``."""
+
+    def __init__(self, match_mm: float = 4.0, max_diff: float = 6.0,
+                 refresh_frames: int = 15):
+        self.match_mm = match_mm
+        self.max_diff = max_diff
+        self.refresh_frames = refresh_frames
+        self.reads = 0  # crops sent to the classifier (for benchmarks and tests)
+        self.reset()
+
+    def reset(self) -> None:
+        self._memory: list[_Remembered] = []
+
+    def classify(self, classifier, det: Detections, frame_index: int,
+                 skip: np.ndarray | None = None) -> Classifications:
+        n = len(det)
+        thumbs = _thumbs(det.crops)
+        rows: list[ReadingRow | None] = [None] * n
+        kept: list[_Remembered | None] = [None] * n
+        for i in range(n):
+            old = self._nearest(det.centers_mm[i])
+            if old is None:
+                continue
+            if skip is not None and skip[i]:
+                rows[i], kept[i] = old.row, old  # not evidence: the tracker skips it
+            elif (frame_index - old.read_at < self.refresh_frames
+                  and float(np.abs(thumbs[i] - old.thumb).mean()) < self.max_diff):
+                rows[i], kept[i] = old.row, old
+        todo = [i for i in range(n) if rows[i] is None and not (skip is not None and skip[i])]
+        timing: dict[str, float] = {}
+        if todo:
+            fresh = classifier.classify(det.crops[todo])
+            timing = dict(getattr(fresh, "timing_ms", {}) or {})
+            self.reads += len(todo)
+            for j, i in enumerate(todo):
+                rows[i] = fresh.row(j)
+                kept[i] = _Remembered(det.centers_mm[i], thumbs[i], rows[i], frame_index)
+        rows = [UNREAD if r is None else r for r in rows]
+        # Only what was seen this frame is remembered: a card taken away is forgotten.
+        self._memory = [m for m in kept if m is not None]
+        return Classifications.from_rows(rows, timing)
+
+    def _nearest(self, center_mm: np.ndarray) -> _Remembered | None:
+        best, best_d = None, self.match_mm
+        for m in self._memory:
+            d = float(np.hypot(*(m.center_mm - center_mm)))
+            if d <= best_d:
+                best, best_d = m, d
+        return best
