@@ -307,3 +307,14 @@ def test_a_named_card_read_doubtfully_later_holds_nothing_up():
     assert ref.confirm(a.cards[0].id, f"play{a.player}") == []  # the same card: no new move
     ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
     assert [r.move for r in ref.rulings()] == [a, b]
+
+
+def test_a_doubt_that_names_another_card_first_is_a_new_card_and_holds():
+    a, b = _gj_moves(2)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    other = TrackEvent("unsure", None, GJ.zone(f"play{a.player}").center_mm, f"play{a.player}",
+                       0.4, 45, 50, 50 / 30, 0, candidates=(("kalki-9", 0.4), (a.cards[0].id, 0.2)))
+    ref.observe([other], 50)
+    assert ref.waiting_for == f"play{a.player}"
+    assert ref.observe([_gj_ev("appeared", b, 90, 1)], 90) == []  # held behind it

@@ -79,7 +79,7 @@ class Referee:
         self._emitted = 0  # outputs of the derivation already returned
         self._derived = Derivation()
         self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
-        self._named: set[int] = set()  # tracker tracks that were named with a card
+        self._named: dict[int, str] = {}  # tracker track -> the card it was last named
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
@@ -202,10 +202,11 @@ class Referee:
             out = [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in ev.candidates))]
-            # A card named before and now read doubtfully (a card laid on it, or a hand
-            # spoiling the view) is asked about but holds nothing up: the game already has
-            # it, and a card laid on top holds nothing behind it until it is named.
-            if ev.zone and self._move_zone(ev.zone) and ev.track_id not in self._named \
+            # A card named before and now read doubtfully with its own name first (a hand
+            # spoiling the view) is asked about but holds nothing up: the game has it. Any
+            # other doubt is a card laid there, unnamed: what follows waits for it.
+            same = bool(ev.candidates) and self._named.get(ev.track_id) == ev.candidates[0][0]
+            if ev.zone and self._move_zone(ev.zone) and not same \
                     and self._pending(track=ev.track_id) is None:
                 out += self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
                                       track=ev.track_id))
@@ -225,7 +226,7 @@ class Referee:
             return []
         stack.append(card)
         if ev.track_id >= 0:
-            self._named.add(ev.track_id)
+            self._named[ev.track_id] = card.id
         seat = None
         if self._arms is not None:
             seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)

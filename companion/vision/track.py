@@ -186,13 +186,18 @@ class TableTracker:
 
     def __init__(self, layout: Layout | None = None, stable_frames: int = 5,
                  remove_frames: int = 8, min_confidence: float = 0.8,
-                 min_agreement: float = 0.8, match_mm: float = 22.0,
+                 min_agreement: float = 0.8, resolve_confidence: float = 0.9,
+                 match_mm: float = 22.0,
                  zone_radius_mm: float = 45.0, motion_radius_mm: float = 26.0):
         self.layout = layout
         self.stable_frames = stable_frames
         self.remove_frames = remove_frames
         self.min_confidence = min_confidence
         self.min_agreement = min_agreement
+        # Once the players were asked about a card, the tracker changes its mind only on
+        # stronger readings than it needs at first: a reading hovering at the bar must not
+        # slip through as a card after it was doubted.
+        self.resolve_confidence = max(resolve_confidence, min_confidence)
         self.match_mm = match_mm
         self.zone_radius_mm = zone_radius_mm
         self.motion_radius_mm = motion_radius_mm
@@ -303,6 +308,8 @@ class TableTracker:
         agreement = count / len(recent)
         conf = self._confidence(recent, label)
         confident = agreement >= self.min_agreement and conf >= self.min_confidence
+        if t.settled and t.unsure:
+            confident = confident and conf >= self.resolve_confidence
         if label == t.label and t.settled:
             t.doubt = 0
             if t.unsure and confident:  # the doubt resolved itself

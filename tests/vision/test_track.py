@@ -186,3 +186,13 @@ def test_a_settled_card_keeps_its_name_through_doubtful_readings_of_it():
     other = (("kalki-1", 0.5), ("kalki-2", 0.2))
     events = run(tr, [[(POS["pos2"], Reading("kalki-1", conf=0.5, topk=other))]] * 12, start=17)
     assert [e.kind for e in events] == ["unsure"]
+
+
+def test_a_doubted_card_needs_stronger_readings_to_be_named_later():
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=0.8, resolve_confidence=0.9)
+    top = (("chandra-10", 0.79), ("chandra-9", 0.06))
+    run(tr, [[(POS["pos6"], Reading("chandra-10", conf=0.79, topk=top))]] * 10)
+    hovering = [[(POS["pos6"], Reading("chandra-10", conf=0.85))]] * 10
+    assert run(tr, hovering, start=10) == []  # enough at first, not after a doubt
+    sure = run(tr, [[(POS["pos6"], Reading("chandra-10", conf=0.95))]] * 5, start=20)
+    assert [(e.kind, e.card_id) for e in sure] == [("appeared", "chandra-10")]
