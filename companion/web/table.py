@@ -454,12 +454,15 @@ class TableSession:
                      for e in live.move_events]
             ref = live.referee
             turn = _call_or_attr(ref, ("current_player", "to_play", "turn"))
-            if turn is None:  # trick games keep the table (and whose turn) in their picture
-                turn = getattr(getattr(getattr(ref, "picture", None), "table", None),
-                               "current", None)
+            # trick games keep the table (whose turn, cards left in each hand) in a picture
+            pictured = getattr(getattr(ref, "picture", None), "table", None)
+            if turn is None:
+                turn = getattr(pictured, "current", None)
             if live.manual_state is not None:
                 turn = live.module.current_player(live.manual_state)
             hands = _call_or_attr(ref, ("hand_counts", "hand_sizes", "counts"))
+            if hands is None:
+                hands = getattr(pictured, "hand_sizes", None) or None
             out["game"] = {**row.to_json(), "title": live.module.TITLE,
                            "options": {k: v for k, v in row.options.items() if k != "__table__"},
                            "manual": live.manual_state is not None,

@@ -276,3 +276,17 @@ def test_who_drew_is_told_and_announced(start, client):
     assert texts[-1] == "Told: Player 2 drew a card"
     assert client.post("/api/draw", json={"seat": 4}).status_code == 400
     assert client.post("/api/draw", json={"seat": "1"}).status_code == 400
+
+
+def test_trick_games_show_the_cards_left_in_each_hand(start, client):
+    from companion.record import simulate, table_view
+    rec = table_view(simulate("ganjifa", 4, {}, 0))
+    from companion.cards import DeckKind, deck_cards
+    start(client, game="ganjifa")
+    dealt = len(deck_cards(DeckKind.DASHAVATARA)) // 4  # 120 cards, 30 each
+    assert client.get("/api/state").get_json()["game"]["hand_counts"] == [dealt] * 4
+    for m in rec.moves[:3]:
+        assert client.post("/api/move", json={"move": m.to_json()}).status_code < 300
+    counts = client.get("/api/state").get_json()["game"]["hand_counts"]
+    played = [sum(len(m.cards) for m in rec.moves[:3] if m.player == p) for p in range(4)]
+    assert counts == [dealt - n for n in played] and sum(played) > 0
