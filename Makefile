@@ -41,6 +41,6 @@ clean:
 .PHONY: fixtures
 fixtures: $(STAMP)
 	$(BIN)/companion synth-scenes --out fixtures/scenes --count 300 --seed 2026 --width 960 --height 540 --jpeg-quality 80
-	$(BIN)/companion synth-game --game kendra-kari --players 4 --seed 2 --width 640 --height 360 --out fixtures/videos/kendra-kari-4p.mp4
-	$(BIN)/companion synth-game --game ganjifa --players 4 --seed 9 --width 640 --height 360 --max-moves 16 --out fixtures/videos/ganjifa-deni.mp4
-	$(BIN)/companion synth-game --game kendra-kari --players 4 --seed 8 --width 640 --height 360 --max-moves 14 --hard --out fixtures/videos/kendra-kari-hard.mp4
+	$(BIN)/companion synth-game --game kendra-kari --players 4 --seed 2 --width 960 --height 540 --out fixtures/videos/kendra-kari-4p.mp4
+	$(BIN)/companion synth-game --game ganjifa --players 4 --seed 9 --width 960 --height 540 --pace brisk --out fixtures/videos/ganjifa-4p.mp4
+	$(BIN)/companion synth-game --game kendra-kari --players 4 --seed 8 --width 960 --height 540 --max-moves 14 --hard --out fixtures/videos/kendra-kari-hard.mp4

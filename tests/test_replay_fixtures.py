@@ -3,6 +3,8 @@
 The oracle classifier (``benchmarks/fixture_oracle.py``) names each detected card from the
 video's ground truth, so these tests check detection, tracking, hand watching and
 refereeing without depending on the model; the shipped model is checked when present.
+A pass shows nothing on the table: as a player would on the dashboard, the test tells the
+referee of it (``Referee.tell_move``) at the frame the film has it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ def _run(name: str, oracle: bool):
     layout = load_layout(rec.game)
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector)
     referee = Referee(rec.game, rec.players, rec.options, layout)
+    filmed = [game.public_move(rec.moves[m["index"]]) for m in meta["moves"]]
+    unseen = {m["frame"]: move for m, move in zip(meta["moves"], filmed)
+              if move.action == "pass" and not move.cards}
     sightings = []
     for frame in open_source(str(VIDEOS / f"{name}.mp4")).frames():
         if oracle:
@@ -53,7 +58,8 @@ def _run(name: str, oracle: bool):
         r = pipe.process(frame)
         sightings += r.events
         referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
-    filmed = [game.public_move(rec.moves[m["index"]]) for m in meta["moves"]]
+        if r.frame_index in unseen:  # no camera sees a pass: a player tells it
+            referee.tell_move(unseen[r.frame_index], r.frame_index, r.timestamp)
     return referee, sightings, filmed, rec
 
 
@@ -67,10 +73,13 @@ def test_kendra_kari_film_is_judged_move_for_move():
 
 
 def test_ganjifa_film_seats_from_zones_deni_and_double():
-    """Per-seat zones: a Deni (low card led, high card on the Deni spot) and a doubled
-    call (two cards in a row on one play spot) are each one move."""
-    referee, _sightings, filmed, _ = _run("ganjifa-deni", oracle=True)
+    """The whole Ganjifa game, move for move. Per-seat zones: a Deni (low card led, high
+    card on the Deni spot) and a doubled call (two cards in a row on one play spot) are
+    each one move; the one pass is told, as no camera sees it."""
+    referee, _sightings, filmed, rec = _run("ganjifa-4p", oracle=True)
+    assert len(filmed) == len(rec.moves)  # the film is the whole game
     assert [r.move for r in referee.rulings()] == filmed
+    assert all(r.verdict.value != "illegal" for r in referee.rulings())
     assert {m.action for m in filmed} >= {"deni", "double"}
 
 

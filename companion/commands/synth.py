@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-moves", type=int, default=None,
                    help="film only the first N moves (the JSON says so)")
     p.add_argument("--hard", action="store_true", help="dim light, more hands, more occlusion")
+    p.add_argument("--pace", default="normal", choices=["normal", "brisk"],
+                   help="normal: about a second per card; brisk: faster hands and shorter "
+                        "pauses (a smaller film), each card still gets its still frames")
     p.set_defaults(handler=_synth_game)
 
 
@@ -111,7 +114,7 @@ def _synth_game(args: argparse.Namespace) -> int:
     try:
         info = film_game(args.game, args.players, args.seed, args.out, style=args.style,
                          size=(args.width, args.height), max_moves=args.max_moves,
-                         hard=args.hard, progress=ProgressBar("frames"))
+                         hard=args.hard, pace=args.pace, progress=ProgressBar("frames"))
     except VideoError as e:
         raise UsageError(str(e)) from None
     print(f"wrote {args.out} and {info['json']} ({info['frames']} frames)")

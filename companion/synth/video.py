@@ -6,6 +6,12 @@ edge to its zone, draws are fetched from the stock, a bridge or a finished trick
 off to its pile, and idle hands sometimes rest over the table. The JSON beside the video
 holds the record, the frame at which each move and each event becomes true on the table
 (the card is down and the hand has gone), and every frame's cards.
+
+Two paces: ``normal`` (about a second per card) and ``brisk`` (hands travel about twice
+as fast and the pauses are short, so a whole trick game makes a small film). At a brisk
+pace the director also makes sure every card it lays stays clear of moving hands for
+``SETTLE_FRAMES`` frames before any hand comes near it again (the tracker needs a few
+still frames to settle a card): when a hand would come too soon, it waits first.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import cv2
 import numpy as np
 
 from companion.cards import Card
-from companion.layouts import Layout, load_layout
+from companion.layouts import Layout, load_layout, load_mat
 from companion.synth.camera import CameraPose
 from companion.synth.effects import Lighting, Sensor, random_lighting
 from companion.synth.faces import N_STYLES
@@ -34,6 +40,9 @@ FORMAT = "ganjifa-companion/synth-game@1"
 GAMES = ("kendra-kari", "ganjifa")
 CARRY_MM = 100.0  # the card's centre lies this far beyond the palm, at the fingertips
 PILE_SHOWN = 4  # face-down piles show their top few cards
+PACES = ("normal", "brisk")
+SETTLE_FRAMES = 6  # brisk: still frames a laid card gets before a hand comes near it
+NEAR_MM = 55.0  # brisk: a hand (or its shadow) this close to a card's centre is "near"
 
 
 class VideoError(ValueError):
@@ -67,11 +76,19 @@ class Director:
 
     def __init__(self, game: str, players: int, layout: Layout, camera: CameraPose,
                  lighting: Lighting, source: str, deck_seed: int, rng: np.random.Generator,
-                 writer: Any, hard: bool):
+                 writer: Any, hard: bool, pace: str = "normal"):
         self.game, self.players, self.layout = game, players, layout
         self.camera, self.lighting, self.source, self.deck_seed = camera, lighting, source, \
             deck_seed
         self.rng, self.writer, self.hard = rng, writer, hard
+        if pace not in PACES:
+            raise VideoError(f"pace must be one of {', '.join(PACES)}, got {pace!r}")
+        self.brisk = pace == "brisk"
+        self.card_radius_mm = load_mat().card_diameter_mm / 2
+        # brisk: cards just laid and how many still frames each has had since its hand left
+        self.fresh: list[list[Any]] = []
+        self._plan: list[tuple[list[CardPlacement], list[Hand]]] | None = None  # a dry run
+        self._plan_zones: list[str] = []  # where the dry run lays cards
         self.piles: dict[str, list[Placed]] = {z.id: [] for z in layout.zones}
         self.frames: list[list[list[Any]]] = []
         self.hand_pixels: list[int] = []
@@ -136,6 +153,9 @@ class Director:
 
     # -- frames ------------------------------------------------------------------------
     def frame(self, moving: list[CardPlacement] = (), hands: list[Hand] = ()) -> None:
+        if self._plan is not None:  # a dry run: only where the hands and cards go
+            self._plan.append((list(moving), list(hands)))
+            return
         cards = tuple(self.placements()) + tuple(moving)
         spec = SceneSpec(self.camera, "wood", 4, (-480, -420, 1560, 1260), self.game,
                          cards, tuple(self.idle) + tuple(hands), self.lighting,
@@ -149,10 +169,82 @@ class Director:
                              round(t.center_px[1], 1), round(t.radius_px, 1),
                              round(t.visible_fraction, 3), int(t.face_up)]
                             for t in scene.truth if t.visible_fraction >= 0.02])
+        if self.brisk:
+            self._count_still(moving, hands)
 
     def pause(self, n: int) -> None:
         for _ in range(n):
             self.frame()
+
+    # -- brisk pace: laid cards get their still frames ---------------------------------
+    def _pace(self, normal: int, brisk: int) -> int:
+        """Frames for a hand movement: one rng draw at either pace."""
+        return self._speed(brisk if self.brisk else normal)
+
+    def _laid(self, zone: str) -> None:
+        if self._plan is not None:
+            self._plan_zones.append(zone)
+        elif self.brisk:
+            self.fresh.append([self.piles[zone][-1], 0])
+
+    def _near(self, xy: tuple[float, float], moving, hands) -> bool:
+        """Whether a moving hand or a carried card comes within NEAR_MM of ``xy``."""
+        for c in moving:
+            if math.dist(c.center_mm, xy) <= NEAR_MM + self.card_radius_mm:
+                return True
+        pt = (float(xy[0]), float(xy[1]))
+        for hand in hands:
+            for poly, _colour in hand.polygons_mm():
+                d = cv2.pointPolygonTest(np.asarray(poly, np.float32).reshape(-1, 1, 2), pt,
+                                         True)
+                if d >= -NEAR_MM:
+                    return True
+        return False
+
+    def _count_still(self, moving, hands) -> None:
+        on_table = {id(p) for pile in self.piles.values() for p in pile}
+        keep = []
+        for entry in self.fresh:
+            placed, still = entry
+            if id(placed) not in on_table:
+                continue  # picked up or swept
+            if self._near(placed.center_mm, moving, hands):
+                entry[1] = 0  # the run of still frames starts again when the hand goes
+            else:
+                entry[1] = still + 1
+            if entry[1] < SETTLE_FRAMES:
+                keep.append(entry)
+        self.fresh = keep
+
+    def _act(self, action, *args) -> None:
+        """Runs an action (a hand out from its rest and back). Brisk: first a dry run of
+        it (same rng draws, nothing rendered) to see where its hand goes; a player resting
+        a hand where the card will be laid lifts it, and the action waits while a card
+        laid just before would have the hand near it before its SETTLE_FRAMES still
+        frames."""
+        if self.brisk and (self.fresh or self.idle):
+            state, piles = self.rng.bit_generator.state, {z: list(p) for z, p in
+                                                           self.piles.items()}
+            self._plan, self._plan_zones = [], []
+            try:
+                action(*args)
+            finally:
+                plan, self._plan = self._plan, None
+                self.piles, self.rng.bit_generator.state = piles, state
+            self.idle = [h for h in self.idle
+                         if not any(self._near(self.zone_xy(z), (), [h])
+                                    for z in self._plan_zones)]
+            on_table = {id(p) for pile in self.piles.values() for p in pile}
+            wait = 0
+            for placed, still in self.fresh:
+                if id(placed) not in on_table:
+                    continue
+                for k, (moving, hands) in enumerate(plan):
+                    if self._near(placed.center_mm, moving, hands):
+                        wait = max(wait, SETTLE_FRAMES - still - k)
+                        break
+            self.pause(wait)
+        action(*args)
 
     def _hand_at(self, seat: int, palm: tuple[float, float]) -> Hand:
         return dataclasses.replace(self.seats[seat], palm_mm=palm)
@@ -186,47 +278,58 @@ class Director:
     def carry(self, seat: int, card: Card, zone: str, face_up: bool = True,
               pick_from: str | None = None) -> None:
         """A card from the seat (or from ``pick_from`` on the table) to ``zone``."""
+        self._act(self._carry, seat, card, zone, face_up, pick_from)
+
+    def _carry(self, seat: int, card: Card, zone: str, face_up: bool,
+               pick_from: str | None) -> None:
         rest = self.seats[seat].palm_mm
         if pick_from is not None:
             placed = self.take(pick_from, card)
             grab = self._palm_for(seat, placed.center_mm)
-            self._travel(seat, rest, grab, self._speed(8))
+            self._travel(seat, rest, grab, self._pace(8, 4))
             start = grab
         else:
             start = rest
         target = self.zone_xy(zone)
         palm = self._palm_for(seat, target)
         held = Placed(card, face_up, (0.0, 0.0), float(self.rng.uniform(0, 360)))
-        self._travel(seat, start, palm, self._speed(10), [held])
+        self._travel(seat, start, palm, self._pace(10, 5), [held])
         self.put(zone, card, face_up)
+        self._laid(zone)
         self.frame([], [self._hand_at(seat, palm)])
-        self._travel(seat, palm, rest, self._speed(8))
+        self._travel(seat, palm, rest, self._pace(8, 4))
 
     def fetch(self, seat: int, zone: str) -> None:
         """Draw: the top card of ``zone`` goes face down into the seat's hand."""
+        self._act(self._fetch, seat, zone)
+
+    def _fetch(self, seat: int, zone: str) -> None:
         rest = self.seats[seat].palm_mm
         top = self.piles[zone][-1] if self.piles[zone] else None
         if top is None:
             raise VideoError(f"the {zone} is empty")
         palm = self._palm_for(seat, top.center_mm)
-        self._travel(seat, rest, palm, self._speed(9))
+        self._travel(seat, rest, palm, self._pace(9, 5))
         placed = self.take(zone)
-        self._travel(seat, palm, rest, self._speed(9),
+        self._travel(seat, palm, rest, self._pace(9, 5),
                      [Placed(placed.card, False, (0.0, 0.0), placed.rotation)])
 
     def sweep(self, seat: int, zones: list[str], to_zone: str) -> None:
         """Gather every card on ``zones`` onto ``to_zone``, face down."""
+        self._act(self._sweep, seat, zones, to_zone)
+
+    def _sweep(self, seat: int, zones: list[str], to_zone: str) -> None:
         cards = [p for z in zones for p in self.piles[z]]
         if not cards:
             return
         rest = self.seats[seat].palm_mm
         centre = tuple(np.mean([p.center_mm for p in cards], axis=0))
         palm = self._palm_for(seat, centre)
-        self._travel(seat, rest, palm, self._speed(8))
+        self._travel(seat, rest, palm, self._pace(8, 4))
         for z in zones:
             self.piles[z] = []
         dest = self.zone_xy(to_zone)
-        n = self._speed(10)
+        n = self._pace(10, 5)
         for i in range(1, n + 1):
             t = 0.5 - 0.5 * math.cos(math.pi * i / n)
             moving = [self._placement(Placed(p.card, True, (
@@ -237,7 +340,7 @@ class Director:
             self.frame(moving, [self._hand_at(seat, hp)])
         for p in cards:
             self.put(to_zone, p.card, False)
-        self._travel(seat, self._palm_for(seat, dest), rest, self._speed(8))
+        self._travel(seat, self._palm_for(seat, dest), rest, self._pace(8, 4))
 
     def maybe_idle_hand(self, rate: float) -> None:
         """Sometimes a player rests a hand on the table for a while (an occluder)."""
@@ -249,8 +352,14 @@ class Director:
             t = float(self.rng.uniform(0.5, 0.8))
             palm = (rest[0] + (cx - rest[0]) * t + self.rng.normal(0, 30),
                     rest[1] + (cy - rest[1]) * t + self.rng.normal(0, 30))
-            self.idle = [dataclasses.replace(self.seats[seat], palm_mm=palm,
-                                             spread=float(self.rng.uniform(0, 1)))]
+            idle = [dataclasses.replace(self.seats[seat], palm_mm=palm,
+                                        spread=float(self.rng.uniform(0, 1)))]
+            if self.brisk:  # the hand comes to rest only where no card is settling
+                on_table = {id(p) for pile in self.piles.values() for p in pile}
+                self.pause(max([SETTLE_FRAMES - still for placed, still in self.fresh
+                                if id(placed) in on_table and
+                                self._near(placed.center_mm, (), idle)], default=0))
+            self.idle = idle
 
 
 def _kendra_kari(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]]:
@@ -265,7 +374,7 @@ def _kendra_kari(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, 
                 d.carry(move.player, card, "pos7" if t == "7" else f"pos{t}")
             landed = len(d.frames)
             if move.action == "bridge":
-                d.pause(int(d.rng.integers(4, 12)))
+                d.pause(int(d.rng.integers(2, 5) if d.brisk else d.rng.integers(4, 12)))
                 d.sweep(move.player, [f"pos{k}" for k in range(1, 8)], "gathered")
                 swept = len(d.frames)
         elif move.action == "draw":
@@ -298,7 +407,7 @@ def _ganjifa(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]
         trick = [e for e in record.events[i] if e.kind == "trick"] if record.events else []
         if trick:
             winner = trick[0].player if trick[0].player is not None else move.player
-            d.pause(int(d.rng.integers(6, 14)))
+            d.pause(int(d.rng.integers(1, 4) if d.brisk else d.rng.integers(6, 14)))
             d.sweep(winner, plays, f"won{winner}")
             swept = len(d.frames)
         yield i, landed, swept
@@ -306,12 +415,16 @@ def _ganjifa(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]
 
 def film_game(game: str, players: int, seed: int, out: Path, style: int | None = None,
               size: tuple[int, int] = (960, 540), max_moves: int | None = None,
-              hard: bool = False, progress=None) -> dict[str, Any]:
-    """Simulates a game with the rules engine and films it; returns a summary."""
+              hard: bool = False, progress=None, pace: str = "normal") -> dict[str, Any]:
+    """Simulates a game with the rules engine and films it; returns a summary.
+
+    ``pace``: ``normal`` or ``brisk`` (faster hands, shorter pauses: a smaller film)."""
     from companion.games.base import RuleError
     from companion.record import simulate
     if game not in GAMES:
         raise VideoError(f"synth-game films {', '.join(GAMES)}; got {game!r}")
+    if pace not in PACES:
+        raise VideoError(f"pace must be one of {', '.join(PACES)}, got {pace!r}")
     try:
         record = simulate(game, players, seed=seed)
     except (RuleError, ValueError) as e:
@@ -330,13 +443,14 @@ def film_game(game: str, players: int, seed: int, out: Path, style: int | None =
     if not writer.isOpened():
         raise VideoError(f"cannot write video {out}")
     director = Director(game, players, load_layout(game), camera, lighting, f"style-{style}",
-                        seed, rng, writer, hard)
+                        seed, rng, writer, hard, pace)
     script = _kendra_kari if game == "kendra-kari" else _ganjifa
     moves_json = []
     try:
         director.pause(8)
         for i, landed, swept in script(director, record, n_moves):
-            director.pause(int(rng.integers(2, 8)))
+            if not director.brisk:  # brisk: the next hand sets off at once (see _act)
+                director.pause(int(rng.integers(2, 8)))
             director.maybe_idle_hand(0.55 if hard else 0.15)
             moves_json.append(_move_json(record, i, landed, swept))
             if progress:
@@ -345,7 +459,8 @@ def film_game(game: str, players: int, seed: int, out: Path, style: int | None =
         director.pause(15)
     finally:
         writer.release()
-    info = _write_json(out, record, director, moves_json, n_moves, style, seed, hard, size)
+    info = _write_json(out, record, director, moves_json, n_moves, style, seed, hard, size,
+                       pace)
     return info
 
 
@@ -371,12 +486,12 @@ def _move_json(record, i: int, landed: int, swept: int) -> dict[str, Any]:
 
 
 def _write_json(out: Path, record, director: Director, moves, n_moves, style, seed, hard,
-                size) -> dict[str, Any]:
+                size, pace) -> dict[str, Any]:
     cam = director.camera
     doc = {
         "format": FORMAT, "video": out.name, "fps": FPS, "size": list(size),
         "frames": len(director.frames), "game": record.game, "players": record.players,
-        "seed": seed, "style": style, "hard": hard,
+        "seed": seed, "style": style, "hard": hard, "pace": pace,
         "filmed_moves": n_moves, "complete": n_moves == len(record.moves),
         "note": ("the whole game is filmed" if n_moves == len(record.moves) else
                  f"only the first {n_moves} of {len(record.moves)} moves are filmed"),
