@@ -75,11 +75,65 @@ class _Candidates:
     visible: np.ndarray
 
 
+def _rim_support(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, centers: np.ndarray,
+                 radius: float, slack: float, edge_thr: float) -> np.ndarray:
+    """(N, K) bool: rim sample k of circle n sits on a radial edge (best of r-1..r+1).
+
+    A real rim changes brightness the same way all round (say dark border to light mat),
+    while a phantom circle pieced together from its neighbours' arcs does not, so support
+    is counted for each polarity and the better one kept. All radii r-slack..r+slack are
+    sampled in one go: (N, D, K) arrays, one gather per gradient image.
+    """
+    h, w = gx.shape
+    if len(centers) == 0:
+        return np.zeros((0, _N_RIM), bool)
+    key = (radius, slack)
+    if key not in _RIM_OFFSETS:
+        radii = radius + np.arange(-slack, slack + 1.0)  # (D,)
+        _RIM_OFFSETS[key] = (radii[:, None] * _COS[None], radii[:, None] * _SIN[None])
+    ox, oy = _RIM_OFFSETS[key]
+    xs = centers[:, 0, None, None] + ox  # (N, D, K)
+    ys = centers[:, 1, None, None] + oy
+    xi = np.rint(xs).astype(np.intp)
+    yi = np.rint(ys).astype(np.intp)
+    # Circles whose rim reaches the image edge: clamp the index, and a sample off the
+    # image counts as no edge. (Elsewhere every sample is inside and nothing to clamp.)
+    reach = radius + slack + 1
+    at_edge = (centers.min(axis=1) < reach) | (centers[:, 0] > w - 1 - reach) \
+        | (centers[:, 1] > h - 1 - reach)
+    if at_edge.any():
+        _clamp(xi, w - 1)
+        _clamp(yi, h - 1)
+    flat = yi * w
+    flat += xi
+    radial = gx.ravel().take(flat) * _COS
+    radial += gy.ravel().take(flat) * _SIN
+    floor = np.maximum(0.8 * mag.ravel().take(flat), edge_thr, dtype=np.float64)
+    strong = np.abs(radial) > floor  # above both the threshold and 0.8 of the magnitude
+    if at_edge.any():
+        e = np.flatnonzero(at_edge)
+        xe, ye = xs[e], ys[e]
+        strong[e] &= (xe >= 0) & (xe < w) & (ye >= 0) & (ye < h)
+    rising = strong & (radial > 0)
+    pos = rising.any(axis=1)
+    neg = (strong ^ rising).any(axis=1)  # strong and falling (a strong edge is never 0)
+    return np.where((pos.sum(1) >= neg.sum(1))[:, None], pos, neg)
+
+
+_RIM_OFFSETS: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float,
                   min_score: float, canny_high: float, min_votes: float,
                   exclude: Callable[[np.ndarray], np.ndarray] | None = None,
                   colour: np.ndarray | None = None, slack: float = 1.0) -> _Candidates:
-    """Hough at one radius, rim verification, stack suppression, occlusion order."""
+    """Hough at one radius, rim verification, stack suppression, occlusion order.
+
+    The per-candidate filters (``exclude``, rim support >= ``min_score``, ``_hollow``) are
+    independent of each other, so the cheap ones run first and the colour test last, only
+    on circles the suppression would keep. Ties in rim support go to the stronger Hough
+    peak (HoughCircles lists its circles by votes; the sort is stable).
+    """
     blur = cv2.GaussianBlur(gray, (5, 5), 1.2)
     circles = cv2.HoughCircles(blur, cv2.HOUGH_GRADIENT, dp=1, minDist=2.0,
                                param1=canny_high, param2=min_votes,
@@ -87,48 +141,40 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
     if circles is None:
         return _Candidates(np.zeros((0, 2)), radius, np.zeros(0), np.zeros(0))
     centers = circles[0, :, :2].astype(np.float64)
+    if exclude is not None and len(centers):
+        centers = centers[~exclude(centers)]
     gx = cv2.Sobel(blur, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(blur, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.magnitude(gx, gy)
     edge_thr = max(20.0, canny_high * 0.5)
-    h, w = gray.shape
-
-    def rim_support(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
-        """(N, K) bool: rim sample k of circle n sits on a radial edge (best of r-1..r+1).
-
-        A real rim changes brightness the same way all round (say dark border to light
-        mat), while a phantom circle pieced together from its neighbours' arcs does not,
-        so support is counted for each polarity and the better one kept.
-        """
-        pos = np.zeros((len(cx), _N_RIM), bool)
-        neg = np.zeros_like(pos)
-        for dr in np.arange(-slack, slack + 1.0):
-            xs = cx[:, None] + (radius + dr) * _COS[None]
-            ys = cy[:, None] + (radius + dr) * _SIN[None]
-            xi = np.clip(np.rint(xs).astype(int), 0, w - 1)
-            yi = np.clip(np.rint(ys).astype(int), 0, h - 1)
-            radial = gx[yi, xi] * _COS[None] + gy[yi, xi] * _SIN[None]
-            inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-            strong = inside & (np.abs(radial) > edge_thr) & (np.abs(radial) > 0.8 * mag[yi, xi])
-            pos |= strong & (radial > 0)
-            neg |= strong & (radial < 0)
-        return np.where((pos.sum(1) >= neg.sum(1))[:, None], pos, neg)
-
-    if exclude is not None and len(centers):
-        centers = centers[~exclude(centers)]
-    if colour is not None and len(centers):
-        centers = centers[~_hollow(centers, radius, colour)]
-    rims = rim_support(centers[:, 0], centers[:, 1])
+    rims = _rim_support(gx, gy, mag, centers, radius, slack, edge_thr)
     scores = rims.mean(axis=1)
-    order = np.argsort(-scores)
+    ok = scores >= min_score
+    centers, scores, rims = centers[ok], scores[ok], rims[ok]
+    order = np.argsort(-scores, kind="stable").tolist()
     near = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1)) \
         <= radius * 0.66
-    keep: list[int] = []
-    for i in order:
-        if scores[i] < min_score:
+    # Stack suppression: best supported first, each kept circle takes its neighbours out.
+    # A hollow circle (zone ring) is dropped before it can take anything out; the colour
+    # test runs only on circles that would be kept, again until every kept one passed it
+    # (same result as testing every candidate first, at a quarter of the cost).
+    hollow = np.zeros(len(centers), bool)
+    checked = np.full(len(centers), colour is None)
+    while True:
+        keep: list[int] = []
+        taken = hollow.copy()  # hollow, or near a card already kept
+        for i in order:
+            if not taken[i]:
+                keep.append(i)
+                taken |= near[i]
+        todo = [i for i in keep if not checked[i]]
+        if not todo:
             break
-        if not near[i, keep].any():
-            keep.append(i)
+        checked[todo] = True
+        found = _hollow(centers[todo], radius, colour)
+        if not found.any():
+            break  # no change to what is kept
+        hollow[todo] = found
     centers, scores, rims = centers[keep], scores[keep], rims[keep]
     if hand_check is not None and len(centers):
         ok = ~_hand_like(centers, radius, hand_check)
@@ -137,25 +183,48 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
     return _Candidates(centers, radius, scores, visible)
 
 
+def _sample_colour(colour: np.ndarray, centers: np.ndarray, radius: float,
+                   pts: np.ndarray) -> np.ndarray:
+    """(N, K, 3) uint8: the colour at ``centers + pts * radius`` (nearest pixel, clamped)."""
+    h, w = colour.shape[:2]
+    xs = _clamp(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(np.intp), w - 1)
+    ys = _clamp(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(np.intp), h - 1)
+    ys *= w
+    ys += xs
+    return np.ascontiguousarray(colour).reshape(-1, colour.shape[2]).take(ys, axis=0)
+
+
+def _clamp(idx: np.ndarray, hi: int) -> np.ndarray:
+    """``np.clip(idx, 0, hi)`` in place (np.clip costs more than the work on small arrays)."""
+    np.maximum(idx, 0, out=idx)
+    return np.minimum(idx, hi, out=idx)
+
+
+def _median_k(samples: np.ndarray) -> np.ndarray:
+    """(N, K, C) uint8 -> (N, C) float32 median over K (``np.median`` of the same values)."""
+    # a radix sort of contiguous uint8 rows ("stable") is ~10x faster than the default one
+    s = np.sort(np.ascontiguousarray(samples.transpose(0, 2, 1)), axis=-1, kind="stable")
+    k = s.shape[-1]
+    if k % 2:
+        return s[..., k // 2].astype(np.float32)
+    return (s[..., k // 2 - 1].astype(np.float32) + s[..., k // 2]) / np.float32(2)
+
+
 def _hand_like(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
     """A plain-coloured disc whose colour carries on well outside the circle is part of
     something bigger than a card (a palm and its arm), not a card: a card has art inside
     and ends at its rim. Works for any skin tone, sleeve or glove."""
-    h, w = colour.shape[:2]
-
-    def sample(pts: np.ndarray) -> np.ndarray:
-        xs = np.clip(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(int), 0, w - 1)
-        ys = np.clip(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(int), 0, h - 1)
-        return colour[ys, xs].astype(np.float32)
-
-    inner = sample(_DISC_COARSE * 0.75)
-    outer = sample(_RING)
-    mid = np.median(inner, axis=1)  # (N, 3)
-    mat = np.median(colour[::4, ::4].reshape(-1, 3), axis=0)  # the mat fills most of the view
-    unlike_mat = np.abs(mid - mat).max(axis=1) > 25
-    plain = (np.abs(inner - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.75
-    spills = (np.abs(outer - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.3
-    return unlike_mat & plain & spills
+    inner_u8 = _sample_colour(colour, centers, radius, _DISC_HAND)
+    mid = _median_k(inner_u8)  # (N, 3)
+    out = (np.abs(inner_u8 - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.75  # plain
+    if not out.any():  # cards have art: the usual case, nothing more to look at
+        return out
+    outer = _sample_colour(colour, centers[out], radius, _RING).astype(np.float32)
+    out[out] = (np.abs(outer - mid[out][:, None]).max(axis=2) < 20).mean(axis=1) > 0.3  # spills
+    if out.any():
+        mat = _median_k(colour[None, ::4, ::4].reshape(1, -1, 3))[0]  # the mat fills most of the view
+        out &= np.abs(mid - mat).max(axis=1) > 25
+    return out
 
 
 def _sample_mask(mask: np.ndarray, centers: np.ndarray, radius: float,
@@ -167,27 +236,24 @@ def _sample_mask(mask: np.ndarray, centers: np.ndarray, radius: float,
 
 
 _DISC_COARSE = _DISC[:100]
+_DISC_HAND = _DISC_COARSE * 0.75
+_DISC_FACE = _DISC_COARSE * 0.8
 _RING = np.concatenate([np.stack([_COS * f, _SIN * f], 1) for f in (1.2, 1.4)])
 
 
 def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
     """An outline with plain mat inside (a printed zone ring) is not a card: a card's face
     differs from the mat around it in colour or carries art (texture)."""
-    h, w = colour.shape[:2]
-
-    def sample(pts: np.ndarray) -> np.ndarray:
-        xs = np.clip(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(int), 0, w - 1)
-        ys = np.clip(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(int), 0, h - 1)
-        return colour[ys, xs].astype(np.float32)  # (N, K, 3)
-
-    inner = sample(_DISC_COARSE * 0.8)
-    outer = sample(_RING_OUTSIDE)
-    diff = np.abs(np.median(inner, axis=1) - np.median(outer, axis=1)).max(axis=1)
-    texture = inner.std(axis=1).max(axis=1)
-    return (diff < 18) & (texture < 14)
+    inner = _sample_colour(colour, centers, radius, _DISC_FACE)  # (N, K, 3)
+    out = inner.astype(np.float32).std(axis=1).max(axis=1) < 14  # no art inside
+    if out.any():  # (a card's art fails this already; the colours only where it passes)
+        outer = _sample_colour(colour, centers[out], radius, _RING_OUTSIDE)
+        out[out] = np.abs(_median_k(inner[out]) - _median_k(outer)).max(axis=1) < 18
+    return out
 
 
 _RING_OUTSIDE = np.concatenate([np.stack([_COS * f, _SIN * f], 1) for f in (1.25, 1.4)])
+_RIM_UNIT = np.stack([_COS, _SIN], 1)
 
 
 def _visible_fractions(centers: np.ndarray, radius: float, rims: np.ndarray) -> np.ndarray:
@@ -197,28 +263,38 @@ def _visible_fractions(centers: np.ndarray, radius: float, rims: np.ndarray) -> 
     if n < 2:
         return vis
     dist = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
-    for i, j in zip(*np.nonzero(np.triu(dist < 2 * radius, 1))):
-        # Rim samples of one card that lie inside the other: an unbroken rim there means
-        # that card is on top.
-        rim_i = centers[i] + radius * np.stack([_COS, _SIN], 1)
-        rim_j = centers[j] + radius * np.stack([_COS, _SIN], 1)
-        in_j = np.hypot(*(rim_i - centers[j]).T) < radius * 0.95
-        in_i = np.hypot(*(rim_j - centers[i]).T) < radius * 0.95
-        i_shows = rims[i][in_j].mean() if in_j.any() else 0.0
-        j_shows = rims[j][in_i].mean() if in_i.any() else 0.0
-        lower, upper = (i, j) if j_shows > i_shows else (j, i)
-        pts = centers[lower] + _DISC * radius
-        covered = np.hypot(*(pts - centers[upper]).T) < radius
-        vis[lower] -= covered.mean()
+    ii, jj = np.nonzero(dist < 2 * radius)
+    once = ii < jj  # each pair once, in row order
+    ii, jj = ii[once], jj[once]
+    if not len(ii):
+        return vis
+    # Rim samples of one card that lie inside the other: an unbroken rim there means that
+    # card is on top. All overlapping pairs at once: (P, K) arrays.
+    ci, cj = centers[ii][:, None], centers[jj][:, None]
+    rim = radius * _RIM_UNIT
+    in_j = np.hypot(*(ci + rim - cj).transpose(2, 0, 1)) < radius * 0.95
+    in_i = np.hypot(*(cj + rim - ci).transpose(2, 0, 1)) < radius * 0.95
+    n_in_j, n_in_i = in_j.sum(1), in_i.sum(1)
+    i_shows = np.where(n_in_j > 0, (rims[ii] & in_j).sum(1) / np.maximum(n_in_j, 1), 0.0)
+    j_shows = np.where(n_in_i > 0, (rims[jj] & in_i).sum(1) / np.maximum(n_in_i, 1), 0.0)
+    j_top = j_shows > i_shows
+    lower, upper = np.where(j_top, ii, jj), np.where(j_top, jj, ii)
+    pts = centers[lower][:, None] + _DISC * radius  # (P, 400, 2)
+    covered = np.hypot(*(pts - centers[upper][:, None]).transpose(2, 0, 1)) < radius
+    np.subtract.at(vis, lower, covered.mean(axis=1))  # in pair order, as one by one
     return np.clip(vis, 0.0, 1.0)
 
 
 def _crops(image: np.ndarray, crop_to_image: list[np.ndarray], size: int) -> np.ndarray:
     out = np.empty((len(crop_to_image), size, size, 3), np.uint8)
+    into = image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
     for k, m in enumerate(crop_to_image):
-        out[k] = cv2.warpPerspective(image, m, (size, size),
-                                     flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                     borderMode=cv2.BORDER_REPLICATE)
+        # a BGR frame is warped straight into its row of ``out`` (no copy per crop)
+        crop = cv2.warpPerspective(image, m, (size, size), dst=out[k] if into else None,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        if not into:
+            out[k] = crop
     return out
 
 
@@ -241,11 +317,23 @@ class CardDetector:
     def _on_marker(self, centers: np.ndarray) -> np.ndarray:
         """Circles centred on a mat marker are the marker's square, never a card."""
         reach = (self.mat.marker_size_mm / 2 + 12) * self.px_per_mm
-        out = np.zeros(len(centers), bool)
-        for m in self.mat.markers:
-            c = np.array(m.center_mm) * self.px_per_mm
-            out |= np.max(np.abs(centers - c), axis=1) < reach
-        return out
+        key = (id(self.mat), self.px_per_mm)
+        cached = getattr(self, "_marks_cache", None)
+        if cached is None or cached[0] != key:
+            marks = np.array([m.center_mm for m in self.mat.markers], np.float64).reshape(-1, 2)
+            cached = self._marks_cache = (key, marks * self.px_per_mm)
+        marks = cached[1]
+        if not len(marks):
+            return np.zeros(len(centers), bool)
+        return (np.abs(centers[:, None] - marks[None]).max(axis=2) < reach).any(axis=1)
+
+    def _inverse(self, cal: Calibration) -> np.ndarray:
+        """``cal.inverse``, inverted once per calibration rather than once per frame."""
+        key = cal.homography.tobytes()
+        cached = getattr(self, "_inv_cache", None)  # one attribute: safe across threads
+        if cached is None or cached[0] != key:
+            cached = self._inv_cache = (key, cal.inverse)
+        return cached[1]
 
     def view_size(self, cal: Calibration) -> tuple[int, int]:
         w, h = cal.table_size_mm
@@ -272,19 +360,21 @@ class CardDetector:
         if not len(cand.scores):
             return Detections.empty(self.crop_size)
         centers_mm = cand.centers / self.px_per_mm
-        centers_px = cal.to_px(centers_mm)
         r = self.card_radius_mm
-        ex = cal.to_px(centers_mm + [r, 0])
-        ey = cal.to_px(centers_mm + [0, r])
+        inv = self._inverse(cal)  # table mm -> camera px
+        n = len(centers_mm)
+        pts = np.concatenate([centers_mm, centers_mm + [r, 0], centers_mm + [0, r]])
+        px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inv).reshape(-1, 2)
+        centers_px, ex, ey = px[:n], px[n:2 * n], px[2 * n:]
         radii_px = (np.linalg.norm(ex - centers_px, axis=1)
                     + np.linalg.norm(ey - centers_px, axis=1)) / 2
-        inv = cal.inverse
         step = 2 * r / self.crop_size
-        mats = []
-        for cx, cy in centers_mm:
-            # crop px -> table mm (the disc spans the crop) -> camera px
-            a = np.array([[step, 0, cx - r + step / 2], [0, step, cy - r + step / 2], [0, 0, 1]])
-            mats.append(inv @ a)
+        # crop px -> table mm (the disc spans the crop) -> camera px, for all cards at once
+        a = np.zeros((n, 3, 3))
+        a[:, 0, 0] = a[:, 1, 1] = step
+        a[:, :2, 2] = centers_mm - r + step / 2
+        a[:, 2, 2] = 1.0
+        mats = list(np.matmul(inv, a))
         return Detections(centers_mm, centers_px, radii_px, cand.visible,
                           _crops(image, mats, self.crop_size), cand.scores)
 
