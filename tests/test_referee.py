@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -278,7 +280,8 @@ def test_moves_after_an_unnamed_card_wait_for_its_name_then_are_judged_in_order(
     assert ref.observe([_gj_ev("appeared", c, 90, 2)], 90) == []
     assert [r.move for r in ref.rulings()] == [a]
     if named_by == "tracker":  # its readings settled later
-        out = ref.observe([_gj_ev("appeared", b, 120, 1)], 120)
+        named = dataclasses.replace(_gj_ev("appeared", b, 120, 1), resolves=True)
+        out = ref.observe([named], 120)
     else:
         out = ref.confirm(b.cards[0].id, f"play{b.player}", 120, 4.0)
     assert [o.move for o in out if o.kind == "ruling"] == [b, c]
@@ -318,3 +321,18 @@ def test_a_doubt_that_names_another_card_first_is_a_new_card_and_holds():
     ref.observe([other], 50)
     assert ref.waiting_for == f"play{a.player}"
     assert ref.observe([_gj_ev("appeared", b, 90, 1)], 90) == []  # held behind it
+    # a card laid on the unnamed one is a new card: it does not name the one below
+    on_top = dataclasses.replace(_gj_ev("appeared", b, 95, 0), zone=f"play{a.player}")
+    ref.observe([on_top], 95)
+    assert ref.waiting_for == f"play{a.player}" and [r.move for r in ref.rulings()] == [a]
+
+
+def test_a_persons_answer_stands_over_a_later_confident_reading():
+    a, b, c = _gj_moves(3)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0), _gj_ev("unsure", b, 60, 1)], 60)
+    ref.confirm(b.cards[0].id, f"play{b.player}", 70, 70 / 30)
+    late = dataclasses.replace(_gj_ev("appeared", c, 80, 1), zone=f"play{b.player}",
+                               resolves=True)  # the tracker settles on another card
+    assert ref.observe([late], 80) == []
+    assert [r.move for r in ref.rulings()] == [a, b]

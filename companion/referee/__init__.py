@@ -80,6 +80,7 @@ class Referee:
         self._derived = Derivation()
         self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
         self._named: dict[int, str] = {}  # tracker track -> the card it was last named
+        self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
@@ -159,6 +160,7 @@ class Referee:
             return []  # the card named there already: the doubt was about nothing new
         stack.append(card)
         if pending is not None:
+            self._answered.add(self._facts[pending].track)
             return self._name_pending(pending, card)
         return self._add(Fact("laid", frame, timestamp, card, zone))
 
@@ -212,6 +214,8 @@ class Referee:
                                       track=ev.track_id))
             return out
         card = parse_card(ev.card_id)
+        if ev.kind == "appeared" and ev.resolves and ev.track_id in self._answered:
+            return []  # a person named it already: their word stands over a late reading
         if ev.kind == "removed" and ev.zone and card is not None:
             stack = self._table.get(ev.zone, [])
             if card in stack:
@@ -231,7 +235,7 @@ class Referee:
         if self._arms is not None:
             seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
         source = "hand" if seat is not None else ""
-        pending = self._pending(track=ev.track_id) if ev.track_id >= 0 else None
+        pending = self._pending(track=ev.track_id) if ev.resolves else None
         if pending is not None:  # the tracker's readings settled on the card it was unsure of
             return self._name_pending(pending, card, seat, source)
         if self.shared and self.expected_table().get(ev.zone) == card:

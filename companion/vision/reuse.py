@@ -4,8 +4,9 @@ Between detection and the tracker, most cards on a table look exactly as they di
 ago. Reading them again costs model time and adds no evidence, so a detection whose crop
 has not changed since the last frame (same place within ``match_mm``, mean difference of a
 small grey thumbnail under ``max_diff`` levels) keeps its last reading. Every
-``refresh_frames`` frames a card is read afresh anyway, so a slow change cannot hide a card
-swapped under a steady hand. Crops under a moving hand are not read at all: the tracker
+``refresh_frames`` frames a card is read afresh anyway (at most ``max_refresh`` cards a
+frame, the longest unread first, so a full table does not come due all at once), so a slow
+change cannot hide a card swapped under a steady hand. Crops under a moving hand are not read at all: the tracker
 ignores them (see :class:`~companion.vision.track.TableTracker`), so they get
 :data:`~companion.vision.classify.UNREAD`, or their last reading for the dashboard's labels.
 
@@ -48,10 +49,11 @@ class ReadingReuse:
     """``classify(classifier, detections, frame_index, skip) -> Classifications``."""
 
     def __init__(self, match_mm: float = 4.0, max_diff: float = 6.0,
-                 refresh_frames: int = 15):
+                 refresh_frames: int = 15, max_refresh: int = 3):
         self.match_mm = match_mm
         self.max_diff = max_diff
         self.refresh_frames = refresh_frames
+        self.max_refresh = max_refresh
         self.reads = 0  # crops sent to the classifier (for benchmarks and tests)
         self.reset()
 
@@ -64,15 +66,19 @@ class ReadingReuse:
         thumbs = _thumbs(det.crops)
         rows: list[ReadingRow | None] = [None] * n
         kept: list[_Remembered | None] = [None] * n
+        due = []
         for i in range(n):
             old = self._nearest(det.centers_mm[i])
             if old is None:
                 continue
             if skip is not None and skip[i]:
                 rows[i], kept[i] = old.row, old  # not evidence: the tracker skips it
-            elif (frame_index - old.read_at < self.refresh_frames
-                  and float(np.abs(thumbs[i] - old.thumb).mean()) < self.max_diff):
+            elif float(np.abs(thumbs[i] - old.thumb).mean()) < self.max_diff:
                 rows[i], kept[i] = old.row, old
+                if frame_index - old.read_at >= self.refresh_frames:
+                    due.append((old.read_at, i))
+        for _, i in sorted(due)[:self.max_refresh]:
+            rows[i] = kept[i] = None
         todo = [i for i in range(n) if rows[i] is None and not (skip is not None and skip[i])]
         timing: dict[str, float] = {}
         if todo:

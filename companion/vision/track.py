@@ -39,6 +39,7 @@ class TrackEvent:
     track_id: int = -1
     candidates: tuple[tuple[str, float], ...] = ()  # unsure: the top readings
     covers: str | None = None  # appeared: the card it was laid on top of
+    resolves: bool = False  # appeared: names the card of this track's last unsure event
 
     def to_json(self) -> dict:
         d = {"kind": self.kind, "card": self.card_id, "zone": self.zone,
@@ -50,6 +51,8 @@ class TrackEvent:
             d["candidates"] = [[c, round(p, 3)] for c, p in self.candidates]
         if self.covers:
             d["covers"] = self.covers
+        if self.resolves:
+            d["resolves"] = True
         return d
 
 
@@ -179,6 +182,7 @@ class _Track:
     unsure: bool = False  # settled, but announced as unsure
     missed: int = 0
     doubt: int = 0  # consecutive votes without a confident reading
+    asked: tuple[str, ...] = ()  # unsure: the candidates the players were asked about
 
 
 class TableTracker:
@@ -308,13 +312,14 @@ class TableTracker:
         agreement = count / len(recent)
         conf = self._confidence(recent, label)
         confident = agreement >= self.min_agreement and conf >= self.min_confidence
-        if t.settled and t.unsure:
+        resolves = t.settled and t.unsure and label in t.asked
+        if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
         if label == t.label and t.settled:
             t.doubt = 0
             if t.unsure and confident:  # the doubt resolved itself
                 t.unsure = False
-                return [self._event("appeared", t, label, conf, frame, ts)]
+                return [self._event("appeared", t, label, conf, frame, ts, resolves=True)]
             return []
         if not confident:
             # Readings in flux (a card just laid on another, a glare passing) get as many
@@ -325,8 +330,12 @@ class TableTracker:
             if t.settled and not t.unsure and best and best[0][0] == t.label:
                 t.doubt = 0
                 return []
+            if t.settled and t.unsure and t.asked and t.asked[0] in [
+                    c for c, _ in self._candidates(recent)]:
+                t.doubt = 0
+                return []  # the same doubt: the players were asked already
             t.doubt += 1
-            if t.doubt < self.stable_frames or (t.settled and t.unsure):
+            if t.doubt < self.stable_frames:
                 return []
         else:
             t.doubt = 0
@@ -340,8 +349,9 @@ class TableTracker:
         if confident:
             t.unsure = False
             return [self._event("appeared", t, label, conf, frame, ts, first=first,
-                                covers=covers)]
+                                covers=covers, resolves=resolves)]
         t.unsure = True
+        t.asked = tuple(c for c, _ in self._candidates(recent))
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
                             candidates=self._candidates(recent))]
 
@@ -360,11 +370,11 @@ class TableTracker:
 
     def _event(self, kind: str, t: _Track, card: str | None, conf: float, frame: int,
                ts: float, first: int | None = None, covers: str | None = None,
-               candidates: tuple = ()) -> TrackEvent:
+               candidates: tuple = (), resolves: bool = False) -> TrackEvent:
         c = (float(t.center[0]), float(t.center[1]))
         return TrackEvent(kind, card, c, self._zone(t.center), conf,
                           t.first_frame if first is None else first, frame, ts, t.id,
-                          candidates, covers)
+                          candidates, covers, resolves)
 
     def _cleared(self, frame: int, ts: float) -> list[TrackEvent]:
         if self.layout is None:

@@ -196,3 +196,17 @@ def test_a_doubted_card_needs_stronger_readings_to_be_named_later():
     assert run(tr, hovering, start=10) == []  # enough at first, not after a doubt
     sure = run(tr, [[(POS["pos6"], Reading("chandra-10", conf=0.95))]] * 5, start=20)
     assert [(e.kind, e.card_id) for e in sure] == [("appeared", "chandra-10")]
+
+
+def test_a_card_laid_on_an_unsure_one_is_a_new_card_not_its_name():
+    tr = TableTracker(LAYOUT, stable_frames=4)
+    top = (("kalki-3", 0.6), ("varaha-3", 0.09))
+    run(tr, [[(POS["pos1"], Reading("kalki-3", conf=0.6, topk=top))]] * 10)
+    new = run(tr, [[(POS["pos1"], Reading("parashurama-10", conf=0.85))]] * 5, start=10)
+    assert [(e.kind, e.card_id, e.resolves) for e in new] == [
+        ("appeared", "parashurama-10", False)]
+    # a doubt that settles on one of its own candidates names that card
+    tr.reset()
+    run(tr, [[(POS["pos1"], Reading("kalki-3", conf=0.6, topk=top))]] * 10)
+    named = run(tr, [[(POS["pos1"], Reading("varaha-3", conf=0.85))]] * 5, start=10)
+    assert [(e.kind, e.card_id, e.resolves) for e in named] == [("appeared", "varaha-3", True)]
