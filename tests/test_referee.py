@@ -336,3 +336,25 @@ def test_a_persons_answer_stands_over_a_later_confident_reading():
                                resolves=True)  # the tracker settles on another card
     assert ref.observe([late], 80) == []
     assert [r.move for r in ref.rulings()] == [a, b]
+
+
+@pytest.mark.parametrize("seed", [5, 4, 7])  # passes at moves 12, 48 (then a Deni), 40
+def test_a_pass_no_camera_sees_is_inferred_from_the_next_lead(seed):
+    rec = table_view(simulate("ganjifa", 4, {}, seed))
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    upto = next(i for i, m in enumerate(rec.moves) if m.action == "pass") + 6
+    for move in rec.moves[:upto]:
+        if move.action == "pass":
+            continue  # nothing to see
+        show._tick(move.player)
+        if move.action == "deni":
+            low, high = move.cards
+            show.lay(low, f"play{move.player}")
+            show.lay(high, f"deni{move.player}")
+        else:
+            for card in move.cards:
+                show.lay(card, f"play{move.player}")
+    assert [r.move for r in ref.rulings()] == list(rec.moves[:upto])
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+    assert any("passes the lead (not seen" in o.text for o in ref.outputs)

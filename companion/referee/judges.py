@@ -221,6 +221,8 @@ class PerSeatJudge:
         else:
             candidates = [Move(seat, a, (f.card,)) for a in self.ACTIONS]
         if not self._judge(candidates, f, seat, keep_refused=False):
+            if self._after_a_pass(candidates, f, seat):
+                return
             last = self.last.get(seat)
             if last is not None and len(last[0].cards) == 1:
                 # A second card of the same seat right after its first: the two were one
@@ -239,6 +241,28 @@ class PerSeatJudge:
                     return
                 eng.observe(last[0])  # not a pair after all: the first card stands
             self._judge(candidates, f, seat)
+
+    def _after_a_pass(self, candidates: list[Move], f: Fact, seat: int) -> bool:
+        """A card from another seat while the leader may pass: the leader passed (a pass
+        shows nothing on the table; Ganjifa: "the lead automatically passes to the player
+        on the right"). Ruling *pass-seen-by-next-lead*: inferred, and said so."""
+        eng = self.ref.engine
+        turn = getattr(getattr(getattr(eng, "picture", None), "table", None), "current", None)
+        if turn is None or turn == seat:
+            return False
+        ruling = eng.observe(Move(turn, "pass"))
+        if ruling.verdict is Verdict.ILLEGAL:
+            eng.undo()
+            return False
+        n = len(self.d.outputs)
+        self.d.outputs.append(RefereeOutput(
+            "ruling", f"{seat_name(turn)} passes the lead (not seen: {seat_name(seat)} "
+            "leads next)", f.frame, f.timestamp, ruling))
+        if self._judge(candidates, f, seat, keep_refused=False):
+            return True
+        eng.undo()
+        del self.d.outputs[n:]
+        return False
 
     def _judge(self, candidates: list[Move], f: Fact, seat: int,
                keep_refused: bool = True) -> bool:
