@@ -358,3 +358,18 @@ def test_a_pass_no_camera_sees_is_inferred_from_the_next_lead(seed):
     assert [r.move for r in ref.rulings()] == list(rec.moves[:upto])
     assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
     assert any("passes the lead (not seen" in o.text for o in ref.outputs)
+
+
+def test_a_card_uncovered_on_its_spot_holds_nothing_up():
+    a, b = _gj_moves(2)
+    ref = Referee("ganjifa", 4)
+    zone = f"play{a.player}"
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    # another card lay on it a while (track 5), and was taken: the first one shows again,
+    # read doubtfully as itself under the new track
+    again = TrackEvent("unsure", None, GJ.zone(zone).center_mm, zone, 0.5, 60, 65, 65 / 30, 5,
+                       candidates=((a.cards[0].id, 0.5), ("kalki-9", 0.1)))
+    ref.observe([again], 65)
+    assert ref.waiting_for == ""
+    ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
+    assert [r.move for r in ref.rulings()] == [a, b]

@@ -204,10 +204,13 @@ class Referee:
             out = [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in ev.candidates))]
-            # A card named before and now read doubtfully with its own name first (a hand
-            # spoiling the view) is asked about but holds nothing up: the game has it. Any
-            # other doubt is a card laid there, unnamed: what follows waits for it.
-            same = bool(ev.candidates) and self._named.get(ev.track_id) == ev.candidates[0][0]
+            # A doubt whose best candidate the game has already seen there (the same card
+            # under a hand's shadow, or one uncovered when the card on it was taken) is
+            # asked about but holds nothing up. Any other doubt is a card laid there,
+            # unnamed: what follows waits for it.
+            top = ev.candidates[0][0] if ev.candidates else None
+            seen = [c.id for c in self._table.get(ev.zone or "", [])]
+            same = top is not None and (self._named.get(ev.track_id) == top or top in seen)
             if ev.zone and self._move_zone(ev.zone) and not same \
                     and self._pending(track=ev.track_id) is None:
                 out += self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,

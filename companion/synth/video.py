@@ -41,8 +41,8 @@ GAMES = ("kendra-kari", "ganjifa")
 CARRY_MM = 100.0  # the card's centre lies this far beyond the palm, at the fingertips
 PILE_SHOWN = 4  # face-down piles show their top few cards
 PACES = ("normal", "brisk")
-SETTLE_FRAMES = 6  # brisk: still frames a laid card gets before a hand comes near it
-NEAR_MM = 55.0  # brisk: a hand (or its shadow) this close to a card's centre is "near"
+SETTLE_FRAMES = 9  # brisk: still frames a laid card gets before a hand comes near it
+NEAR_MM = 80.0  # brisk: a hand (or its shadow) this close to a card's centre is "near"
 
 
 class VideoError(ValueError):
