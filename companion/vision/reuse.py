@@ -1,9 +1,15 @@
 """Reading only what changed: a card lying still is not read again on every frame.
 
 Between detection and the tracker, most cards on a table look exactly as they did a frame
-ago. Reading them again costs model time and adds no evidence, so a detection whose crop
-has not changed since the last frame (same place within ``match_mm``, mean difference of a
-small grey thumbnail under ``max_diff`` levels) keeps its last reading. Every
+ago. Reading them again costs model time and adds no evidence, so a detection keeps its
+last reading while nothing has happened to it: it is in the same place (within
+``match_mm``: the detector's centre wobbles by a few millimetres from frame to frame, so
+the crop itself is not compared pixel for pixel), no moving hand came near it since it was
+read (a card only changes under a hand), and a coarse grey thumbnail has not changed
+grossly (over ``max_diff`` levels: a card turned over, a light switched). Only a sure
+reading is kept (confidence at least ``keep_above``): a doubtful card is read afresh on
+every frame, since the detector's wobble gives each reading a slightly different crop,
+and that is evidence the tracker's vote can use. Every
 ``refresh_frames`` frames a card is read afresh anyway (at most ``max_refresh`` cards a
 frame, the longest unread first, so a full table does not come due all at once), so a slow
 change cannot hide a card swapped under a steady hand. Crops under a moving hand are not read at all: the tracker
@@ -24,7 +30,7 @@ import numpy as np
 from companion.vision.classify import UNREAD, Classifications, ReadingRow
 from companion.vision.detect import Detections
 
-THUMB_PX = 24
+THUMB_PX = 12
 
 
 @dataclass
@@ -33,6 +39,7 @@ class _Remembered:
     thumb: np.ndarray  # float32 (THUMB_PX, THUMB_PX) grey
     row: ReadingRow
     read_at: int  # frame index of the reading
+    disturbed: bool = False  # a moving hand came near it since the reading
 
 
 def _thumbs(crops: np.ndarray) -> np.ndarray:
@@ -48,8 +55,9 @@ def _thumbs(crops: np.ndarray) -> np.ndarray:
 class ReadingReuse:
     """``classify(classifier, detections, frame_index, skip) -> Classifications``."""
 
-    def __init__(self, match_mm: float = 4.0, max_diff: float = 6.0,
-                 refresh_frames: int = 15, max_refresh: int = 3):
+    def __init__(self, match_mm: float = 6.0, max_diff: float = 30.0,
+                 refresh_frames: int = 15, max_refresh: int = 3, keep_above: float = 0.85):
+        self.keep_above = keep_above
         self.match_mm = match_mm
         self.max_diff = max_diff
         self.refresh_frames = refresh_frames
@@ -72,8 +80,10 @@ class ReadingReuse:
             if old is None:
                 continue
             if skip is not None and skip[i]:
+                old.disturbed = True
                 rows[i], kept[i] = old.row, old  # not evidence: the tracker skips it
-            elif float(np.abs(thumbs[i] - old.thumb).mean()) < self.max_diff:
+            elif not old.disturbed and old.row.confidence >= self.keep_above and \
+                    float(np.abs(thumbs[i] - old.thumb).mean()) < self.max_diff:
                 rows[i], kept[i] = old.row, old
                 if frame_index - old.read_at >= self.refresh_frames:
                     due.append((old.read_at, i))

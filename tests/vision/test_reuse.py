@@ -63,3 +63,16 @@ def test_a_changed_crop_or_a_new_place_is_read_and_a_moving_hand_is_not():
     reuse.reset()
     reuse.classify(oracle, _det([(100, 100)], [120], rng), 4)
     assert oracle.read == 4
+
+
+def test_a_card_a_moving_hand_came_near_is_read_again_once_the_hand_has_gone():
+    rng = np.random.default_rng(2)
+    reuse, oracle = ReadingReuse(), CountingOracle()
+    reuse.classify(oracle, _det([(100, 100)], [30], rng), 0)
+    reuse.classify(oracle, _det([(100, 100)], [30], rng), 1, np.array([True]))
+    assert oracle.read == 1
+    # the same look (a similar card may have been swapped in): read again all the same
+    out = reuse.classify(oracle, _det([(103, 101)], [34], rng), 2)
+    assert oracle.read == 2 and out.card_ids == ["surya-2"]
+    reuse.classify(oracle, _det([(100, 100)], [30], rng), 3)
+    assert oracle.read == 2  # a wobble of the detected centre is the same card
