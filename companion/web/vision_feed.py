@@ -162,7 +162,8 @@ class VisionFeed:
                     outs = self.referee.observe(list(fr.events), fr.frame_index, fr.timestamp,
                                                 fr.motion_map) if self.referee else []
                     story = self._story(outs)
-                obs = start + tuple(_unsure(ev) for ev in fr.events if ev.kind == "unsure") \
+                obs = start + tuple(_unsure(ev, offset) for ev in fr.events
+                                    if ev.kind == "unsure") \
                     + tuple(o for out in outs for o in _convert(out)) + story
                 start = ()
                 yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,
@@ -241,11 +242,11 @@ class VisionFeed:
             "frames": [o.frame + self._offset for o in rulings]}),)
 
 
-def _unsure(ev) -> Observation:
+def _unsure(ev, offset: int = 0) -> Observation:
     choices = tuple({"value": c, "label": f"{c} ({p:.0%})"} for c, p in ev.candidates)
     return Observation("unsure", text=f"Which card was laid on {ev.zone or 'the table'}?",
                        choices=choices + ({"value": "none", "label": "none of these"},),
-                       context={"zone": ev.zone, "via": "vision",
+                       context={"zone": ev.zone, "via": "vision", "frame": offset + ev.last_frame,
                                 "reading": [[c, p] for c, p in ev.candidates]})
 
 

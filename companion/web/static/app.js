@@ -71,6 +71,7 @@ async function drawTable(st) {
   const g = st.game;
   const last = st.last;
   $("#game-title").textContent = g ? `${g.title} · round ${g.number}` : last ? `${last.title} · round ${last.number} · finished` : "No game yet — choose one on Setup";
+  drawPending(g, $("#questions"), "");
   const svg = $("#diagram"); svg.innerHTML = "";
   if (!g) { $("#turn").textContent = last ? last.result : ""; $("#hands").innerHTML = ""; return; }
   $("#turn").textContent = g.turn !== null && g.turn !== undefined ? `To play: ${seatName(g, g.turn)}` : `${g.move_count} moves seen`;
@@ -135,16 +136,22 @@ function initPlayed() { $("#deck").onchange = drawTracker; App.listeners.push(dr
 
 // ---- Confirm and correct ----------------------------------------------------------------
 let correcting = null;
-function drawConfirm(st) {
-  const g = st.game, box = $("#pending"); box.innerHTML = "";
-  if (!g || !g.pending.length) box.append(el("p", { class: "muted" }, "Nothing to confirm."));
+// The referee's open questions as one-tap answers (the Confirm page, and the Table page
+// while a question holds the game up).
+function drawPending(g, box, empty) {
+  box.innerHTML = "";
+  if ((!g || !g.pending.length) && empty) box.append(el("p", { class: "muted" }, empty));
   if (g) for (const p of g.pending) {
-    const item = el("div", { class: "pending-item" }, el("p", {}, p.text));
-    for (const c of p.choices) item.append(el("button", { type: "button", onclick: async () => {
+    const item = el("div", { class: "pending-item", "data-pending": p.id }, el("p", {}, p.text));
+    for (const c of p.choices) item.append(el("button", { type: "button", "data-choice": String(c.value), onclick: async () => {
       try { await api(`/api/pending/${p.id}`, { json: { choice: c.value } }); } catch (e) { flash(e.message); }
     } }, c.label || String(c.value)));
     box.append(item);
   }
+}
+function drawConfirm(st) {
+  const g = st.game;
+  drawPending(g, $("#pending"), "Nothing to confirm.");
   const list = $("#moves"); list.innerHTML = "";
   if (g) for (const m of g.moves) {
     const verdict = m.ruling ? m.ruling.verdict : "";
