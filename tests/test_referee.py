@@ -56,6 +56,18 @@ class TableShow:
         self.outputs += self.ref.observe([_ev("removed", card, zone, self.frame, self.t,
                                               self.ref.layout)], self.frame, self.t)
 
+    def ganjifa(self, move: Move, deni_high_first: bool = False) -> None:
+        """A Ganjifa move's cards on the seat's spots (a Deni's high card on its Deni spot)."""
+        self._tick(move.player)
+        if move.action == "deni":
+            low, high = move.cards
+            laid = [(high, "deni"), (low, "play")] if deni_high_first else \
+                [(low, "play"), (high, "deni")]
+        else:
+            laid = [(card, "play") for card in move.cards]
+        for card, spot in laid:
+            self.lay(card, f"{spot}{move.player}")
+
     def kendra_kari(self, move: Move, hands: bool = False) -> None:
         self._tick(move.player)
         if move.action == "draw":
@@ -231,13 +243,7 @@ def test_ganjifa_seats_come_from_their_zones():
         if move.action in ("double", "pass", "show"):
             break
         moves.append(move)
-        show._tick(move.player)
-        if move.action == "deni":
-            low, high = move.cards
-            show.lay(high, f"deni{move.player}")
-            show.lay(low, f"play{move.player}")
-        else:
-            show.lay(move.cards[0], f"play{move.player}")
+        show.ganjifa(move, deni_high_first=True)
     assert len(moves) > 8
     assert [o.move for o in show.rulings()] == moves
     assert all(o.ruling.verdict is not Verdict.ILLEGAL for o in show.rulings())
@@ -345,16 +351,8 @@ def test_a_pass_no_camera_sees_is_inferred_from_the_next_lead(seed):
     show = TableShow(ref)
     upto = next(i for i, m in enumerate(rec.moves) if m.action == "pass") + 6
     for move in rec.moves[:upto]:
-        if move.action == "pass":
-            continue  # nothing to see
-        show._tick(move.player)
-        if move.action == "deni":
-            low, high = move.cards
-            show.lay(low, f"play{move.player}")
-            show.lay(high, f"deni{move.player}")
-        else:
-            for card in move.cards:
-                show.lay(card, f"play{move.player}")
+        if move.action != "pass":  # a pass: nothing to see
+            show.ganjifa(move)
     assert [r.move for r in ref.rulings()] == list(rec.moves[:upto])
     assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
     assert any("passes the lead (not seen" in o.text for o in ref.outputs)
