@@ -371,3 +371,14 @@ def test_a_card_uncovered_on_its_spot_holds_nothing_up():
     assert ref.waiting_for == ""
     ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
     assert [r.move for r in ref.rulings()] == [a, b]
+
+
+def test_a_played_card_seen_again_while_the_trick_is_swept_is_no_move():
+    moves = _gj_moves(5)
+    ref = Referee("ganjifa", 4)
+    for k, m in enumerate(moves[:4]):
+        ref.observe([_gj_ev("appeared", m, 30 * (k + 1), k)], 30 * (k + 1))
+    again = _gj_ev("appeared", moves[3], 140, 9)  # the sweeping hand drags it along
+    assert ref.observe([again], 140) == []
+    ref.observe([_gj_ev("appeared", moves[4], 170, 10)], 170)
+    assert [r.move for r in ref.rulings()] == moves

@@ -243,7 +243,7 @@ class Referee:
             return self._name_pending(pending, card, seat, source)
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
-        if self.shared and self._already_played(card):
+        if self._already_played(card):
             return []  # the same card seen again (swept up with the others): no new move
         if not self._move_zone(ev.zone):
             return []
@@ -307,6 +307,10 @@ class Referee:
         return out
 
     def _already_played(self, card: Card) -> bool:
+        if not self.shared:  # trick games: a card the table picture has seen played
+            table = getattr(getattr(self.engine, "picture", None), "table", None)
+            played = getattr(table, "played", frozenset())
+            return card in played or any(c == card for _, c in getattr(table, "trick", ()))
         out = getattr(getattr(self.engine, "state", None), "out", 0)
         cards = deck_cards(self.module.DECK)
         return card in cards and bool((out >> cards.index(card)) & 1)
