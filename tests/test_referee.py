@@ -382,3 +382,17 @@ def test_a_played_card_seen_again_while_the_trick_is_swept_is_no_move():
     assert ref.observe([again], 140) == []
     ref.observe([_gj_ev("appeared", moves[4], 170, 10)], 170)
     assert [r.move for r in ref.rulings()] == moves
+
+
+def test_a_doubt_named_as_the_card_it_already_was_releases_what_waited():
+    a, b = _gj_moves(2)
+    ref = Referee("ganjifa", 4)
+    zone = f"play{a.player}"
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    doubt = TrackEvent("unsure", None, GJ.zone(zone).center_mm, zone, 0.4, 45, 50, 50 / 30, 0,
+                       candidates=(("kalki-9", 0.37), (a.cards[0].id, 0.24)))
+    ref.observe([doubt], 50)
+    ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
+    out = ref.confirm(a.cards[0].id, zone)  # "it is the card that was there"
+    assert [o.move for o in out if o.kind == "ruling"] == [b]
+    assert [r.move for r in ref.rulings()] == [a, b] and ref.waiting_for == ""

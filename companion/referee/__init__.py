@@ -156,12 +156,14 @@ class Referee:
         self.layout.zone(zone)  # raises LayoutError for an unknown zone
         stack = self._table.setdefault(zone, [])
         pending = self._pending(zone=zone)
-        if pending is None and card in stack:
-            return []  # the card named there already: the doubt was about nothing new
-        stack.append(card)
+        if pending is None and (card in stack or self._already_played(card)):
+            return []  # a card the game has already: the doubt was about nothing new
+        if card not in stack:
+            stack.append(card)
         if pending is not None:
-            self._answered.add(self._facts[pending].track)
-            return self._name_pending(pending, card)
+            track = self._facts[pending].track
+            self._answered.add(track)
+            return self._name_pending(pending, card, self._named.get(track))
         return self._add(Fact("laid", frame, timestamp, card, zone))
 
     def dismiss(self, zone: str) -> list[RefereeOutput]:
@@ -186,10 +188,15 @@ class Referee:
                 return i
         return None
 
-    def _name_pending(self, i: int, card: Card, seat: int | None = None,
+    def _name_pending(self, i: int, card: Card, was: str | None, seat: int | None = None,
                       source: str = "") -> list[RefereeOutput]:
+        """Name the held card ``i``; ``was``: what its track was named before the doubt."""
         f = self._facts[i]
-        self._facts[i] = Fact("laid", f.frame, f.timestamp, card, f.zone, seat, source=source)
+        if was == card.id or self._already_played(card):
+            del self._facts[i]  # named as the card it already was: nothing new was laid
+        else:
+            self._facts[i] = Fact("laid", f.frame, f.timestamp, card, f.zone, seat,
+                                  source=source)
         return self._add_judged()
 
     # ---- the physical table ---------------------------------------------------------------
@@ -232,15 +239,14 @@ class Referee:
             stack.append(card)
             return []
         stack.append(card)
-        if ev.track_id >= 0:
-            self._named[ev.track_id] = card.id
+        before, self._named[ev.track_id] = self._named.get(ev.track_id), card.id
         seat = None
         if self._arms is not None:
             seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
         source = "hand" if seat is not None else ""
         pending = self._pending(track=ev.track_id) if ev.resolves else None
         if pending is not None:  # the tracker's readings settled on the card it was unsure of
-            return self._name_pending(pending, card, seat, source)
+            return self._name_pending(pending, card, before, seat, source)
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
         if self._already_played(card):
