@@ -47,12 +47,13 @@ class TrainConfig:
     face_px: int = 112
     input_px: int = INPUT_PX  # the network's input: crops are resized to this
     pool: int = 120_000  # crops rendered once; every pass turns them by a random k * 90 deg
-    minutes: float = 38.0  # training time budget (the lr schedule follows elapsed time)
+    minutes: float = 40.0  # training time budget (the lr schedule follows elapsed time)
     max_passes: int = 14
     batch: int = 128
     lr: float = 4e-3
     widths: tuple[int, int, int, int] = (16, 32, 64, 128)
     negative_share: float = 0.08  # of the pool: face-down backs; as much again: not a card
+    degraded_share: float = C.TRAINING.degrade_p  # crops through the harsh camera (crops.degrade)
     threads: int = 1  # torch threads: one is much faster than two on a busy 2-core box
     workers: int = 2  # processes rendering the crop pool
     seed: int = 1  # the shipped model's seed
@@ -145,25 +146,29 @@ def _init_worker(bank: FaceBank) -> None:
 
 
 def make_batch(bank: FaceBank, n: int, seed: int, negative_share: float,
-               input_px: int = INPUT_PX):
-    """``n`` preprocessed crops and labels: suit, rank (-1 when no card), kind, card index."""
+               input_px: int = INPUT_PX, degraded_share: float = C.TRAINING.degrade_p):
+    """``n`` preprocessed crops and labels: suit, rank (-1 when no card), kind, card index.
+
+    ``degraded_share`` of them (cards, backs and not-cards alike) look as a bad webcam frame
+    makes them: strong blur, exposure extremes, a small card (:func:`crops.degrade`)."""
     rng = np.random.default_rng(seed)
+    jit = C.Jitter(degrade_p=degraded_share)
     x = np.empty((n, 3, input_px, input_px), np.uint8)  # uint8 keeps a big pool small
     y = np.full((n, 4), -1, np.int64)
     n_back = int(n * negative_share)
     n_none = int(n * negative_share)
     for k in range(n):
         if k < n_back:
-            crop = C.place_card(bank.backs[rng.integers(len(bank.backs))], rng,
+            crop = C.place_card(bank.backs[rng.integers(len(bank.backs))], rng, jit,
                                 neighbours=bank.faces[:: max(1, len(bank.faces) // 64)])
             y[k, 2] = C.KIND_FACE_DOWN
         elif k < n_back + n_none:
-            crop = C.not_a_card(rng, bank.faces[:: max(1, len(bank.faces) // 64)])
+            crop = C.not_a_card(rng, bank.faces[:: max(1, len(bank.faces) // 64)], jit=jit)
             y[k, 2] = C.KIND_NOT_CARD
         else:
             j = int(rng.integers(len(bank.faces)))
             others = [bank.faces[int(rng.integers(len(bank.faces)))] for _ in range(2)]
-            crop = C.place_card(bank.faces[j], rng, neighbours=others)
+            crop = C.place_card(bank.faces[j], rng, jit, neighbours=others)
             card = ALL_CARDS[bank.card_index[j]]
             y[k] = (SUITS.index(card.suit.value), RANKS.index(card.rank.token), C.KIND_CARD,
                     bank.card_index[j])
@@ -173,8 +178,8 @@ def make_batch(bank: FaceBank, n: int, seed: int, negative_share: float,
 
 
 def _worker_batch(args):
-    n, seed, share, input_px = args
-    return make_batch(_BANK, n, seed, share, input_px)
+    n, seed, share, input_px, degraded = args
+    return make_batch(_BANK, n, seed, share, input_px, degraded)
 
 
 # -- training ------------------------------------------------------------------------------
@@ -195,7 +200,7 @@ def render_pool(cfg: TrainConfig, bank: FaceBank) -> tuple[np.ndarray, np.ndarra
     """``cfg.pool`` preprocessed crops with labels, rendered on two processes."""
     chunk = 2048 if cfg.pool >= 4096 else cfg.pool
     jobs = [(min(chunk, cfg.pool - i), cfg.seed * 1_000_003 + i, cfg.negative_share,
-             cfg.input_px)
+             cfg.input_px, cfg.degraded_share)
             for i in range(0, cfg.pool, chunk)]
     with mp.get_context("fork").Pool(max(1, cfg.workers), initializer=_init_worker,
                                      initargs=(bank,)) as pool:

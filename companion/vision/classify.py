@@ -112,7 +112,9 @@ def _card_markdown(card: dict, model_path: Path) -> str:
         ("- augmentation: full 360-degree rotation, scale/offset/perspective jitter, "
         "neighbouring and covering cards, hands, light/white balance/gamma, glare, blur, "
         "noise, low resolution, JPEG; negatives: card backs (face-down) and table/hand/edge "
-        f"crops (not a card), {rec['negative_share']:.0%} each"),
+        f"crops (not a card), {rec['negative_share']:.0%} each; "
+        f"{rec.get('degraded_share', 0):.0%} of all crops through a harsh camera (strong motion"
+        " or defocus blur, dim or blown-out light, a small card, heavy JPEG)"),
         (f"- losses: cross-entropy on suit, rank, kind; cosine-margin classifier over the 216 "
         f"cards on the embedding; trained in {tr['seconds'] / 60:.1f} min on "
         f"{rec['threads']} CPU threads"),

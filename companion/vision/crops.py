@@ -6,8 +6,10 @@ perspective) but at any in-plane rotation. This module makes such crops from a r
 (BGRA, transparent outside the disc), with everything a real table adds: rotation, a little
 scale and centring error, residual perspective, the table or neighbouring cards around the
 rim, a hand or another card covering part of it, uneven light, white balance, blur, noise
-and JPEG. Training uses it on the project's own rendered faces; the accuracy benchmark uses
-it to put a user's deck (art the model never saw) "on the table".
+and JPEG. Training uses it on the project's own rendered faces (with :data:`TRAINING`, which
+also sends a share of crops through the scene renderer's harsher camera: strong motion blur,
+defocus, exposure extremes, a small card in the frame); the accuracy benchmark uses it to put
+a user's deck (art the model never saw) "on the table".
 
 Pure numpy/OpenCV: no torch here, so serving-side tests and benchmarks can import it.
 """
@@ -28,7 +30,12 @@ KINDS = ("card", "face_down", "not_card")
 
 @dataclass(frozen=True)
 class Jitter:
-    """How hard the camera and the table are on a crop; ``Jitter()`` is the training mix."""
+    """How hard the camera and the table are on a crop; :data:`TRAINING` is the training mix.
+
+    ``degrade_p`` is the chance that a crop goes through :func:`degrade` (a webcam frame at
+    its worst) instead of the milder camera; it is 0 unless asked for, so held-out
+    conditions and enrolment views stay as they were.
+    """
 
     scale: tuple[float, float] = (0.9, 1.06)  # card diameter / crop size
     offset: float = 0.05  # centring error, fraction of the crop
@@ -40,8 +47,10 @@ class Jitter:
     jpeg_p: float = 0.5
     lowres_p: float = 0.35  # the card was small in the camera image: down- and up-sampled
     light: float = 1.0  # strength of brightness / contrast / colour-cast changes
+    degrade_p: float = 0.0  # chance of the scene renderer's harsh camera (see degrade)
 
 
+TRAINING = Jitter(degrade_p=0.3)
 GENTLE = Jitter(scale=(0.96, 1.02), offset=0.02, perspective=0.01, occlude_p=0.0,
                 blur_p=0.2, noise_max=3.0, jpeg_p=0.3, lowres_p=0.1, light=0.5)
 
@@ -203,7 +212,72 @@ def place_card(face: np.ndarray, rng: np.random.Generator, jit: Jitter = Jitter(
             canvas = _overlay_neighbour(canvas, neighbours, rng, jit, n, diameter, reach)
         else:
             draw_hand(canvas, rng, reach)
+    return _finish(canvas, rng, jit)
+
+
+def _finish(canvas: np.ndarray, rng: np.random.Generator, jit: Jitter) -> np.ndarray:
+    """Light and camera; no random draw is spent on ``degrade_p`` when it is 0."""
+    if jit.degrade_p > 0 and rng.random() < jit.degrade_p:
+        return degrade(_photometric(canvas, rng, Jitter(light=0.6)), rng)
     return _camera(_photometric(canvas, rng, jit), rng, jit)
+
+
+def _line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    """A normalised linear motion-blur kernel, as ``synth.effects.apply_sensor`` builds it."""
+    k = max(3, round(length) | 1)
+    ker = np.zeros((k, k), np.float32)
+    ker[k // 2, :] = 1.0
+    rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), angle_deg, 1.0)
+    ker = cv2.warpAffine(ker, rot, (k, k))
+    return ker / max(float(ker.sum()), 1e-6)
+
+
+def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A crop cut from a bad webcam frame, following ``synth.effects`` and ``synth.scene``.
+
+    The card is often smaller in the frame than the 96 px crop (a 55-110 px disc), so the
+    optics and the sensor act at that size and the detector's cut scales the result back
+    up: light (dim, or a bright spot / daylight washing the lacquer out) on unclipped
+    values, then defocus and/or motion blur in a random direction (up to about 17% of the
+    crop), sensor noise (stronger in the dark), white balance, JPEG, and the up-sampling.
+    At least one of blur and exposure is strong.
+    """
+    n = img.shape[0]
+    f = img.astype(np.float32)
+    strong_blur = rng.random() < 0.75
+    light = rng.choice(3, p=[0.3, 0.3, 0.4]) if strong_blur else rng.choice(2)
+    dark = light == 0
+    if light == 0:  # dim room, maybe in a shadow
+        f = f * rng.uniform(0.12, 0.45)
+    elif light == 1:  # daylight or a spot lamp: blown out, flare lifts the blacks
+        gain = rng.uniform(1.3, 2.1)
+        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) / n - 0.5
+        c = rng.uniform(-0.6, 0.6, 2)
+        spot = np.exp(-((xx - c[0]) ** 2 + (yy - c[1]) ** 2) / (2 * rng.uniform(0.3, 0.9) ** 2))
+        f = f * (gain * (0.75 + 0.25 * spot))[..., None] + rng.uniform(0, 60)
+    else:
+        f = f * rng.uniform(0.8, 1.1)
+    scale = rng.uniform(0.55, 1.1)  # the disc's size in the frame / the crop's size
+    m = int(round(n * scale))
+    if m < n:
+        f = cv2.resize(f, (m, m), interpolation=cv2.INTER_AREA)
+    if strong_blur:
+        kind = rng.choice(3, p=[0.4, 0.35, 0.25])  # motion, defocus, both
+        if kind >= 1:
+            f = cv2.GaussianBlur(f, (0, 0), rng.uniform(1.0, 3.4) * scale)
+        if kind != 1:
+            length = rng.uniform(4, 0.17 * n) * scale
+            f = cv2.filter2D(f, -1, _line_kernel(length, rng.uniform(0, 180)))
+    elif rng.random() < 0.5:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2) * scale)
+    f = f + rng.normal(0, rng.uniform(1, 4) * (2.5 if dark else 1), f.shape).astype(np.float32)
+    f = f * rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    _ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 95))])
+    out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if out.shape[0] != n:
+        out = cv2.resize(out, (n, n), interpolation=cv2.INTER_LINEAR)
+    return out
 
 
 def _overlay_neighbour(canvas, neighbours, rng, jit, n, diameter, reach):
@@ -217,8 +291,11 @@ def _overlay_neighbour(canvas, neighbours, rng, jit, n, diameter, reach):
     return flatten(warped, canvas)
 
 
-def not_a_card(rng: np.random.Generator, faces: list[np.ndarray], n: int = CROP_PX) -> np.ndarray:
-    """A crop that must not be read as a card: bare table, a hand, or a card's edge only."""
+def not_a_card(rng: np.random.Generator, faces: list[np.ndarray], n: int = CROP_PX,
+               jit: Jitter = Jitter()) -> np.ndarray:
+    """A crop that must not be read as a card: bare table, a hand, or a card's edge only.
+
+    ``jit`` only sets the light and camera (training passes :data:`TRAINING`)."""
     canvas = table_background(rng, n)
     kind = rng.integers(3)
     if kind == 1:
@@ -227,7 +304,7 @@ def not_a_card(rng: np.random.Generator, faces: list[np.ndarray], n: int = CROP_
         for _ in range(int(rng.integers(1, 3))):
             canvas = _overlay_neighbour(canvas, faces, rng, Jitter(), n, n * 0.97,
                                         reach=rng.uniform(0.0, 0.3))
-    return _camera(_photometric(canvas, rng, Jitter()), rng, Jitter())
+    return _finish(canvas, rng, jit)
 
 
 # -- named conditions for held-out evaluation (benchmarks and the accuracy test) ------------

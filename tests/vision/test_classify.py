@@ -27,13 +27,14 @@ from companion.vision.crops import eval_crop, not_a_card
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")
 
 HELD_OUT_SEED = 1000  # training renders seeds 0-2
-# The benchmark measured 96.5% on 4800 held-out crops (97% / 94% on the 200 per deck drawn
-# here) and 79.5% on the face-up cards of all 300 fixture scenes (78.8% on the first 120);
-# the floors leave room for sampling noise and small retraining changes.
+# The shipped model, read with four quarter-turns as served: 96.6% on 4800 held-out crops
+# in the benchmark (96% / 97.5% on the 200 per deck drawn here) and 86.2% on the face-up
+# cards of all 300 fixture scenes (84.9% on the first 120); the floors leave room for
+# sampling noise and small retraining changes.
 CARD_FLOOR = 0.90
 KIND_FLOOR = 0.90
 FIXTURE_SCENES = 120  # of the 300 committed scenes (every style and light appears)
-FIXTURE_FLOOR = 0.74
+FIXTURE_FLOOR = 0.80
 
 
 @pytest.fixture(scope="module")

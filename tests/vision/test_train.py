@@ -43,3 +43,32 @@ def test_train_rejects_bad_options(capsys):
     assert "--minutes" in capsys.readouterr().err
     assert main(["train", "--tiny", "--seeds", "a,b"]) == 2
     assert "--seeds" in capsys.readouterr().err
+
+
+def test_training_crops_include_harsh_webcam_degradations():
+    from companion.synth.faces import render_face
+    from companion.train import ALL_CARDS
+    from companion.vision import crops as C
+
+    face = render_face(ALL_CARDS[0], 0, 0, 96)
+    sharp = np.stack([place_card(face, np.random.default_rng(i), C.Jitter()) for i in range(40)])
+    harsh = np.stack([C.degrade(place_card(face, np.random.default_rng(i), C.Jitter()),
+                                np.random.default_rng(100 + i)) for i in range(40)])
+    assert harsh.shape == sharp.shape and harsh.dtype == np.uint8
+
+    def detail(imgs):  # mean gradient energy: blur takes it away
+        g = imgs.astype(np.float32).mean(axis=3)
+        return float(np.abs(np.diff(g, axis=1)).mean() + np.abs(np.diff(g, axis=2)).mean())
+
+    assert detail(harsh) < 0.8 * detail(sharp)
+    means = harsh.reshape(len(harsh), -1).mean(axis=1)
+    assert means.min() < 50 and means.max() > 200  # dark and blown-out frames both occur
+
+    # make_batch sends its share of crops through it; held-out conditions never go there
+    from companion.train import FaceBank, make_batch
+    bank = FaceBank([face], [0], [face])
+    plain, _ = make_batch(bank, 48, 1, 0.1, degraded_share=0.0)
+    worn, _ = make_batch(bank, 48, 1, 0.1, degraded_share=1.0)
+    assert detail(worn.transpose(0, 2, 3, 1)) < 0.8 * detail(plain.transpose(0, 2, 3, 1))
+    assert C.TRAINING.degrade_p > 0
+    assert all(j.degrade_p == 0 for j in (C.Jitter(), C.GENTLE, *C.POSES.values()))
