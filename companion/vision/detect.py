@@ -413,15 +413,27 @@ def detect_unrectified(image: np.ndarray, min_radius_px: float | None = None,
                              slack=float(slack_px(radius)))
         for c, s, v in zip(cand.centers, cand.scores, cand.visible):
             found.append((c - pad, radius, s, v))
-        radius *= 1.12
+        radius *= 1.06
     # Keep the best-supported circle among those that overlap heavily (any radius).
     found.sort(key=lambda t: -t[2])
     kept: list[tuple[np.ndarray, float, float, float]] = []
     for c, r, s, v in found:
-        if all(np.hypot(*(c - k[0])) > 0.5 * max(r, k[1]) for k in kept):
+        # (circles of very different sizes on one spot are a card and its pip, not twins)
+        if all(np.hypot(*(c - k[0])) > 0.5 * max(r, k[1]) or max(r, k[1]) > 1.3 * min(r, k[1])
+               for k in kept):
             kept.append((c, r, s, v))
+    # A card photographed close up (the Learn page): its rim is the outermost of its
+    # concentric circles; the ring printed inside the border may have the stronger edge, and
+    # a crop cut at it is zoomed in. A well-supported circle up to 30% larger on the same
+    # centre is the rim. (Small cards in a table scene do not show their inner rings.)
+    kept = [max((f for f in found if k[1] < f[1] <= 1.3 * k[1] and f[2] >= 0.8
+                 and np.hypot(*(f[0] - k[0])) <= 0.06 * k[1]),
+                key=lambda f: f[1], default=k) if k[1] >= short / 6 else k for k in kept]
     if not kept:
         return Detections.empty(crop_size)
+    # A circle inside a larger well-supported one is that card's pip, emblem or ring.
+    kept = [k for k in kept if not any(o[1] > k[1] * 1.1 and o[2] >= 0.8 and
+                                       np.hypot(*(k[0] - o[0])) < o[1] for o in kept)]
     # The cards of one deck are one size: circles far from the size of the best-supported
     # ones are pips, emblems or table clutter, and so is a circle inside a card.
     strong = [k[1] for k in kept if k[2] >= 0.8] or [kept[0][1]]

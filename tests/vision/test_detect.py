@@ -113,3 +113,21 @@ def test_no_mat_fallback_finds_circles_in_a_plain_photo():
     assert det.crops.shape == (2, 96, 96, 3)
     with pytest.raises(ValueError, match="bad radius range"):
         detect_unrectified(img, min_radius_px=50, max_radius_px=10)
+
+
+@pytest.mark.parametrize("style", range(8))
+def test_a_close_up_photo_of_one_card_is_cut_at_its_rim(style):
+    """The Learn page's case: one card fills the photo. Its pips and the ring printed inside
+    its border are circles too; the card is the one circle, cut at its rim (within the
+    scale the classifier was trained on)."""
+    from companion.cards import Card
+    from companion.synth.faces import render_face
+    for card_id in ("cheng-raja", "surya-7", "matsya-10", "barat-vizier"):
+        face = render_face(Card.parse(card_id), style, 1, 320).astype(np.float32)
+        photo = np.full((400, 400, 3), (70, 110, 150), np.float32)  # a wooden table
+        alpha = face[:, :, 3:4] / 255.0
+        photo[40:360, 40:360] = face[:, :, :3] * alpha + photo[40:360, 40:360] * (1 - alpha)
+        det = detect_unrectified(photo.astype(np.uint8))
+        assert len(det) == 1, (card_id, det.radii_px)
+        assert 0.88 * 160 <= det.radii_px[0] <= 1.06 * 160, (card_id, det.radii_px)
+        assert np.hypot(*(det.centers_px[0] - 200)) < 0.06 * 160  # (training: up to 5% off)
