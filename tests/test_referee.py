@@ -396,3 +396,11 @@ def test_a_doubt_named_as_the_card_it_already_was_releases_what_waited():
     out = ref.confirm(a.cards[0].id, zone)  # "it is the card that was there"
     assert [o.move for o in out if o.kind == "ruling"] == [b]
     assert [r.move for r in ref.rulings()] == [a, b] and ref.waiting_for == ""
+
+
+def test_only_cards_on_move_zones_are_worth_asking_about():
+    kk, gj = Referee("kendra-kari", 4), Referee("ganjifa", 4)
+    assert kk.is_move_zone("pos1") and kk.is_move_zone("pos7")
+    assert not any(kk.is_move_zone(z) for z in ("stock", "gathered", None, "", "nowhere"))
+    assert gj.is_move_zone("play0") and gj.is_move_zone("deni2")
+    assert not gj.is_move_zone("won1")

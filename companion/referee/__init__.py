@@ -218,7 +218,7 @@ class Referee:
             top = ev.candidates[0][0] if ev.candidates else None
             seen = [c.id for c in self._table.get(ev.zone or "", [])]
             same = top is not None and (self._named.get(ev.track_id) == top or top in seen)
-            if ev.zone and self._move_zone(ev.zone) and not same \
+            if ev.zone and self.is_move_zone(ev.zone) and not same \
                     and self._pending(track=ev.track_id) is None:
                 out += self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
                                       track=ev.track_id))
@@ -251,14 +251,16 @@ class Referee:
             return []  # a card put back where the game has it: no new move
         if self._already_played(card):
             return []  # the same card seen again (swept up with the others): no new move
-        if not self._move_zone(ev.zone):
+        if not self.is_move_zone(ev.zone):
             return []
         return self._add(Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
                                source=source))
 
-    def _move_zone(self, zone: str) -> bool:
-        """Whether a card laid there is a move (not the stock, the gathered pile, or a pile
-        of won tricks, which are the engine's consequences)."""
+    def is_move_zone(self, zone: str | None) -> bool:
+        """Whether a card laid there is a move (not off the zones, the stock, the gathered
+        pile, or a pile of won tricks, which are the engine's consequences)."""
+        if not zone or not self._has_zone(zone):
+            return False
         if self.shared:
             return zone not in ("stock", "gathered")
         return not zone.startswith("won")

@@ -162,8 +162,11 @@ class VisionFeed:
                     outs = self.referee.observe(list(fr.events), fr.frame_index, fr.timestamp,
                                                 fr.motion_map) if self.referee else []
                     story = self._story(outs)
+                # a doubt about a pile (stock, gathered, won tricks) decides no move: not asked
                 obs = start + tuple(_unsure(ev, offset) for ev in fr.events
-                                    if ev.kind == "unsure") \
+                                    if ev.kind == "unsure" and (
+                                        self.referee is None or
+                                        self.referee.is_move_zone(ev.zone))) \
                     + tuple(o for out in outs for o in _convert(out)) + story
                 start = ()
                 yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,
