@@ -36,7 +36,9 @@ class CardOverlay:
 
 @dataclass(frozen=True)
 class Observation:
-    kind: str  # "move", "unsure" or "question"
+    # "move", "unsure", "question", "settled" (the camera named a card it asked about),
+    # "start", "end", "correct", "sync", "note"
+    kind: str
     move: Move | None = None
     text: str = ""
     choices: tuple[dict[str, Any], ...] = ()
@@ -237,6 +239,8 @@ class CaptureThread(threading.Thread):
                 self.latencies.append((event.id, time.monotonic() - arrived))
             elif obs.kind in ("unsure", "question"):
                 self.table.ask(obs.kind, obs.text, list(obs.choices), obs.context)
+            elif obs.kind == "settled":
+                self.table.settle(obs.context["zone"], obs.context["card"])
             elif obs.kind == "start":
                 c = obs.context
                 self.table.start_game(c["game"], c["players"], c.get("seats"), c.get("options"))

@@ -389,6 +389,19 @@ class TableSession:
         self.bump()
         return row
 
+    def settle(self, zone: str, card: str) -> int:
+        """The camera named a card it had asked about: its open questions about that zone
+        are answered by the reading (nothing more to tap). Returns how many."""
+        with self.lock:
+            live = self._require_live()
+            open_ = [p for p in self.store.pending(live.game_id) if p.kind == "unsure"
+                     and p.payload.get("context", {}).get("zone") == zone]
+            for p in open_:
+                self.store.resolve_pending(p.id, {"seen": card})
+        if open_:
+            self.bump()
+        return len(open_)
+
     def answer(self, pending_id: int, choice: Any) -> dict[str, Any]:
         """A tap on one of a question's choices. Questions from the vision referee go back to
         it (through ``answer_hook``); it re-judges, and its corrections come back as moves."""

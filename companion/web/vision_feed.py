@@ -167,6 +167,9 @@ class VisionFeed:
                                     if ev.kind == "unsure" and (
                                         self.referee is None or
                                         self.referee.is_move_zone(ev.zone))) \
+                    + tuple(Observation("settled", context={"zone": ev.zone, "card": ev.card_id})
+                            for ev in fr.events if ev.kind == "appeared" and ev.resolves
+                            and ev.zone) \
                     + tuple(o for out in outs for o in _convert(out)) + story
                 start = ()
                 yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,

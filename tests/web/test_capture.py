@@ -214,3 +214,16 @@ def test_the_referee_story_never_overwrites_what_a_person_corrected(bridge_recor
     moves = [e.payload["move"] for e in table.live.move_events]
     assert moves == [m[3], mine]
     assert [c["after"] and c["after"]["move"] for c in table.store.corrections()] == [mine]
+
+
+def test_a_question_the_camera_answers_itself_leaves_the_list():
+    table = TableSession(Store(":memory:"))
+    table.start_game("ganjifa", 4)
+    table.ask("unsure", "Which card was laid on play1?", [{"value": "kalki-2"}],
+              {"zone": "play1", "via": "vision"})
+    table.ask("unsure", "Which card was laid on play2?", [{"value": "kalki-9"}],
+              {"zone": "play2", "via": "vision"})
+    assert table.settle("play1", "kalki-2") == 1
+    open_ = table.store.pending(table.live.game_id)
+    assert [p.payload["context"]["zone"] for p in open_] == ["play2"]
+    assert table.settle("play1", "kalki-2") == 0
