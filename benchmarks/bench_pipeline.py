@@ -152,20 +152,12 @@ def bench_detect(limit: int) -> dict:
         d = det.detect(image, cal)
         stats["ms"].append((time.perf_counter() - t0) * 1e3)
         cards = truth["cards"]
-        pos = np.array([c["center_px"] for c in cards]).reshape(-1, 2)
-        used = set()
         hands = truth.get("hands", 0) > 0
         stats["hand_scenes"] += hands
-        for c, r in zip(d.centers_px, d.radii_px):
-            dist = np.linalg.norm(pos - c, axis=1) if len(pos) else np.zeros(0)
-            near = [j for j in np.argsort(dist) if dist[j] < 0.3 * cards[j]["radius_px"]
-                    and cards[j]["visible_fraction"] >= 0.5 and j not in used]
-            if near:
-                used.add(near[0])
-                stats["found"] += 1
-            elif not len(dist) or dist.min() > 0.5 * r:
-                stats["fp"] += 1
-                stats["fp_hands"] += hands
+        used, false = _match(d, cards)
+        stats["found"] += len(used)
+        stats["fp"] += false
+        stats["fp_hands"] += false * hands
         for j, c in enumerate(cards):
             x, y = c["center_mm"]
             if not (0 <= x <= w_mm and 0 <= y <= h_mm) or c["visible_fraction"] < 0.5:
@@ -194,6 +186,23 @@ def bench_detect(limit: int) -> dict:
             **{k: v for k, v in stats.items() if k != "ms"}}
 
 
+def _match(d, cards: list[dict]) -> tuple[set[int], int]:
+    """(indices of the true cards found, false detections): a detection is right within 0.3
+    card radii of a true card at least half visible; one far from every card is false."""
+    pos = np.array([c["center_px"] for c in cards]).reshape(-1, 2)
+    used: set[int] = set()
+    false = 0
+    for c, r in zip(d.centers_px, d.radii_px):
+        dist = np.linalg.norm(pos - c, axis=1) if len(pos) else np.zeros(0)
+        near = [j for j in np.argsort(dist) if dist[j] < 0.3 * cards[j]["radius_px"]
+                and cards[j]["visible_fraction"] >= 0.5 and j not in used]
+        if near:
+            used.add(near[0])
+        elif not len(dist) or dist.min() > 0.5 * r:
+            false += 1
+    return used, false
+
+
 def bench_no_mat(scenes: list[Path]) -> dict:
     """The no-mat fallback (`identify` on a plain photo): circles of unknown size."""
     from companion.vision.detect import detect_unrectified
@@ -206,16 +215,8 @@ def bench_no_mat(scenes: list[Path]) -> dict:
         image = cv2.imread(str(path.with_suffix(".jpg")))
         d = detect_unrectified(image)
         cards = truth["cards"]
-        pos = np.array([c["center_px"] for c in cards]).reshape(-1, 2)
-        used = set()
-        for c, r in zip(d.centers_px, d.radii_px):
-            dist = np.linalg.norm(pos - c, axis=1) if len(pos) else np.zeros(0)
-            near = [j for j in np.argsort(dist) if dist[j] < 0.3 * cards[j]["radius_px"]
-                    and cards[j]["visible_fraction"] >= 0.5 and j not in used]
-            if near:
-                used.add(near[0])
-            elif not len(dist) or dist.min() > 0.5 * r:
-                fp += 1
+        used, false = _match(d, cards)
+        fp += false
         whole = [j for j, c in enumerate(cards) if c["visible_fraction"] >= 0.5]
         total += len(whole)
         found += sum(j in used for j in whole)

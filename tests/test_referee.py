@@ -275,6 +275,12 @@ def _gj_ev(kind: str, move: Move, frame: int, track: int) -> TrackEvent:
                       candidates=((move.cards[0].id, 0.4),) if kind == "unsure" else ())
 
 
+def _doubt(zone: str, frame: int, track: int, *candidates) -> TrackEvent:
+    """The tracker's unsure event on a Ganjifa spot, with its candidates (card, p)."""
+    return TrackEvent("unsure", None, GJ.zone(zone).center_mm, zone, candidates[0][1],
+                      frame - 5, frame, frame / 30, track, candidates=candidates)
+
+
 @pytest.mark.parametrize("named_by", ["tracker", "person"])
 def test_moves_after_an_unnamed_card_wait_for_its_name_then_are_judged_in_order(named_by):
     a, b, c = _gj_moves(3)
@@ -322,8 +328,7 @@ def test_a_doubt_that_names_another_card_first_is_a_new_card_and_holds():
     a, b = _gj_moves(2)
     ref = Referee("ganjifa", 4)
     ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
-    other = TrackEvent("unsure", None, GJ.zone(f"play{a.player}").center_mm, f"play{a.player}",
-                       0.4, 45, 50, 50 / 30, 0, candidates=(("kalki-9", 0.4), (a.cards[0].id, 0.2)))
+    other = _doubt(f"play{a.player}", 50, 0, ("kalki-9", 0.4), (a.cards[0].id, 0.2))
     ref.observe([other], 50)
     assert ref.waiting_for == f"play{a.player}"
     assert ref.observe([_gj_ev("appeared", b, 90, 1)], 90) == []  # held behind it
@@ -365,8 +370,7 @@ def test_a_card_uncovered_on_its_spot_holds_nothing_up():
     ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
     # another card lay on it a while (track 5), and was taken: the first one shows again,
     # read doubtfully as itself under the new track
-    again = TrackEvent("unsure", None, GJ.zone(zone).center_mm, zone, 0.5, 60, 65, 65 / 30, 5,
-                       candidates=((a.cards[0].id, 0.5), ("kalki-9", 0.1)))
+    again = _doubt(zone, 65, 5, (a.cards[0].id, 0.5), ("kalki-9", 0.1))
     ref.observe([again], 65)
     assert ref.waiting_for == ""
     ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
@@ -389,8 +393,7 @@ def test_a_doubt_named_as_the_card_it_already_was_releases_what_waited():
     ref = Referee("ganjifa", 4)
     zone = f"play{a.player}"
     ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
-    doubt = TrackEvent("unsure", None, GJ.zone(zone).center_mm, zone, 0.4, 45, 50, 50 / 30, 0,
-                       candidates=(("kalki-9", 0.37), (a.cards[0].id, 0.24)))
+    doubt = _doubt(zone, 50, 0, ("kalki-9", 0.37), (a.cards[0].id, 0.24))
     ref.observe([doubt], 50)
     ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
     out = ref.confirm(a.cards[0].id, zone)  # "it is the card that was there"

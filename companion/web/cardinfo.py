@@ -19,7 +19,7 @@ from companion.cards import (
     suits_of,
 )
 from companion.games import get_game
-from companion.games.base import UnknownGameError
+from companion.games.base import Move, UnknownGameError
 from companion.record import FORMAT
 from companion.store import GameRow, Store
 
@@ -261,3 +261,26 @@ def zone_cards(move_events, referee: Any = None, module: Any = None) -> dict[str
         for k, card in enumerate(cards):
             zones.setdefault(targets[min(k, len(targets) - 1)], []).append(card)
     return {k: v[-4:] for k, v in zones.items()}
+
+
+def move_text(payload: dict[str, Any]) -> str:
+    """The move in words: the referee's own sentence when it made one."""
+    events = payload.get("ruling", {}).get("events", [])
+    if events and payload.get("ruling", {}).get("verdict") != "illegal":
+        return events[0]["text"]
+    return str(Move.from_json(payload["move"]))
+
+
+def referee_view(obj: Any, names: tuple[str, ...]) -> Any:
+    """A referee's view of turn or hand counts, on the referee or on its ``state``."""
+    for name in names:
+        v = getattr(obj, name, None)
+        if v is None:
+            v = getattr(getattr(obj, "state", None), name, None)
+        if v is None:
+            continue
+        try:
+            return v() if callable(v) else v
+        except (TypeError, ValueError, AttributeError):
+            return None  # a referee that cannot say (yet) shows nothing
+    return None

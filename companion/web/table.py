@@ -29,7 +29,7 @@ from companion.games.base import (
     seat_name,
 )
 from companion.store import Store, StoreError
-from companion.web.cardinfo import zone_cards
+from companion.web.cardinfo import move_text, referee_view, zone_cards
 
 WIN_KINDS = ("win", "winner", "game-over", "result")
 
@@ -463,17 +463,17 @@ class TableSession:
                                    "result": (last.result or {}).get("text", "")}
                 return out
             row = self.store.game(live.game_id)
-            moves = [{"id": e.id, "seq": e.seq, "text": _move_text(e.payload), **e.payload}
+            moves = [{"id": e.id, "seq": e.seq, "text": move_text(e.payload), **e.payload}
                      for e in live.move_events]
             ref = live.referee
-            turn = _call_or_attr(ref, ("current_player", "to_play", "turn"))
+            turn = referee_view(ref, ("current_player", "to_play", "turn"))
             # trick games keep the table (whose turn, cards left in each hand) in a picture
             pictured = getattr(getattr(ref, "picture", None), "table", None)
             if turn is None:
                 turn = getattr(pictured, "current", None)
             if live.manual_state is not None:
                 turn = live.module.current_player(live.manual_state)
-            hands = _call_or_attr(ref, ("hand_counts", "hand_sizes", "counts"))
+            hands = referee_view(ref, ("hand_counts", "hand_sizes", "counts"))
             if hands is None:
                 hands = getattr(pictured, "hand_sizes", None) or None
             out["game"] = {**row.to_json(), "title": live.module.TITLE,
@@ -485,25 +485,3 @@ class TableSession:
                            "pending": [p.to_json() for p in self.store.pending(live.game_id)]}
             return out
 
-
-def _move_text(payload: dict[str, Any]) -> str:
-    """The move in words: the referee's own sentence when it made one."""
-    events = payload.get("ruling", {}).get("events", [])
-    if events and payload.get("ruling", {}).get("verdict") != "illegal":
-        return events[0]["text"]
-    return str(Move.from_json(payload["move"]))
-
-
-def _call_or_attr(obj: Any, names: tuple[str, ...]) -> Any:
-    """A referee's view of turn or hand counts, on the referee or on its ``state``."""
-    for name in names:
-        v = getattr(obj, name, None)
-        if v is None:
-            v = getattr(getattr(obj, "state", None), name, None)
-        if v is None:
-            continue
-        try:
-            return v() if callable(v) else v
-        except (TypeError, ValueError, AttributeError):  # a referee that cannot say (yet) simply shows nothing
-            return None
-    return None
