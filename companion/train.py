@@ -48,7 +48,7 @@ class TrainConfig:
     input_px: int = INPUT_PX  # the network's input: crops are resized to this
     pool: int = 120_000  # crops rendered once; every pass turns them by a random k * 90 deg
     minutes: float = 40.0  # training time budget (the lr schedule follows elapsed time)
-    max_passes: int = 14
+    max_passes: int = 22
     batch: int = 128
     lr: float = 4e-3
     widths: tuple[int, int, int, int] = (16, 32, 64, 128)

@@ -50,7 +50,7 @@ class Jitter:
     degrade_p: float = 0.0  # chance of the scene renderer's harsh camera (see degrade)
 
 
-TRAINING = Jitter(degrade_p=0.3)
+TRAINING = Jitter(degrade_p=0.2)
 GENTLE = Jitter(scale=(0.96, 1.02), offset=0.02, perspective=0.01, occlude_p=0.0,
                 blur_p=0.2, noise_max=3.0, jpeg_p=0.3, lowres_p=0.1, light=0.5)
 
