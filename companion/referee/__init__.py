@@ -47,6 +47,7 @@ from companion.referee.values import (
     RefereeError,
     RefereeOutput,
     parse_card,
+    pictured_table,
 )
 from companion.vision.track import MotionMap, TrackEvent
 
@@ -240,21 +241,25 @@ class Referee:
             return []
         stack.append(card)
         before, self._named[ev.track_id] = self._named.get(ev.track_id), card.id
-        seat = None
-        if self._arms is not None:
-            seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
-        source = "hand" if seat is not None else ""
         pending = self._pending(track=ev.track_id) if ev.resolves else None
         if pending is not None:  # the tracker's readings settled on the card it was unsure of
-            return self._name_pending(pending, card, before, seat, source)
+            return self._name_pending(pending, card, before, *self._hand_at(ev))
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
         if self._already_played(card):
             return []  # the same card seen again (swept up with the others): no new move
         if not self.is_move_zone(ev.zone):
             return []
+        seat, source = self._hand_at(ev)
         return self._add(Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
                                source=source))
+
+    def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
+        """(the seat whose hand reached the card's zone, "hand"), or (None, "")."""
+        if self._arms is None:
+            return None, ""
+        seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
+        return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:
         """Whether a card laid there is a move (not off the zones, the stock, the gathered
@@ -316,7 +321,7 @@ class Referee:
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played
-            table = getattr(getattr(self.engine, "picture", None), "table", None)
+            table = pictured_table(self.engine)
             played = getattr(table, "played", frozenset())
             return card in played or any(c == card for _, c in getattr(table, "trick", ()))
         out = getattr(getattr(self.engine, "state", None), "out", 0)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from companion.cards import Card
 from companion.games.base import Move, Verdict, seat_name
-from companion.referee.values import Derivation, Fact, RefereeOutput
+from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table
 
 if TYPE_CHECKING:
     from companion.referee import Referee
@@ -247,7 +247,7 @@ class PerSeatJudge:
         shows nothing on the table; Ganjifa: "the lead automatically passes to the player
         on the right"). Ruling *pass-seen-by-next-lead*: inferred, and said so."""
         eng = self.ref.engine
-        turn = getattr(getattr(getattr(eng, "picture", None), "table", None), "current", None)
+        turn = getattr(pictured_table(eng), "current", None)
         if turn is None or turn == seat:
             return False
         ruling = eng.observe(Move(turn, "pass"))

@@ -78,3 +78,9 @@ def parse_card(card_id: str | None) -> Card | None:
         return Card.parse(card_id)
     except CardIdError:
         return None
+
+
+def pictured_table(engine: Any) -> Any:
+    """A trick game's table as its referee pictures it (whose turn, the cards played, the
+    hand sizes), or None for a game that keeps no picture."""
+    return getattr(getattr(engine, "picture", None), "table", None)

@@ -258,7 +258,7 @@ def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     else:
         f = f * rng.uniform(0.8, 1.1)
     scale = rng.uniform(0.55, 1.1)  # the disc's size in the frame / the crop's size
-    m = int(round(n * scale))
+    m = round(n * scale)
     if m < n:
         f = cv2.resize(f, (m, m), interpolation=cv2.INTER_AREA)
     if strong_blur:

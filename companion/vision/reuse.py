@@ -75,8 +75,7 @@ class ReadingReuse:
         rows: list[ReadingRow | None] = [None] * n
         kept: list[_Remembered | None] = [None] * n
         due = []
-        for i in range(n):
-            old = self._nearest(det.centers_mm[i])
+        for i, old in enumerate(self._nearest(det.centers_mm)):
             if old is None:
                 continue
             if skip is not None and skip[i]:
@@ -103,10 +102,11 @@ class ReadingReuse:
         self._memory = [m for m in kept if m is not None]
         return Classifications.from_rows(rows, timing)
 
-    def _nearest(self, center_mm: np.ndarray) -> _Remembered | None:
-        best, best_d = None, self.match_mm
-        for m in self._memory:
-            d = float(np.hypot(*(m.center_mm - center_mm)))
-            if d <= best_d:
-                best, best_d = m, d
-        return best
+    def _nearest(self, centers_mm: np.ndarray) -> list[_Remembered | None]:
+        """For each centre, the remembered card within ``match_mm`` of it (nearest)."""
+        if not self._memory or not len(centers_mm):
+            return [None] * len(centers_mm)
+        known = np.array([m.center_mm for m in self._memory], float).reshape(-1, 2)
+        d = np.linalg.norm(np.asarray(centers_mm, float)[:, None] - known[None], axis=2)
+        j = np.argmin(d, axis=1)
+        return [self._memory[k] if d[i, k] <= self.match_mm else None for i, k in enumerate(j)]

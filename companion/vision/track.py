@@ -326,12 +326,11 @@ class TableTracker:
             # frames again to settle before the players are asked. A card that settled with
             # a confident name keeps it through doubtful readings that still rank it first
             # (a neighbour's hand, a glare): only another card ranked first unsettles it.
-            best = self._candidates(recent)[:1]
-            if t.settled and not t.unsure and best and best[0][0] == t.label:
+            ranked = [c for c, _ in self._candidates(recent)]
+            if t.settled and not t.unsure and ranked[:1] == [t.label]:
                 t.doubt = 0
                 return []
-            if t.settled and t.unsure and t.asked and t.asked[0] in [
-                    c for c, _ in self._candidates(recent)]:
+            if t.settled and t.unsure and t.asked and t.asked[0] in ranked:
                 t.doubt = 0
                 return []  # the same doubt: the players were asked already
             t.doubt += 1
@@ -351,9 +350,10 @@ class TableTracker:
             return [self._event("appeared", t, label, conf, frame, ts, first=first,
                                 covers=covers, resolves=resolves)]
         t.unsure = True
-        t.asked = tuple(c for c, _ in self._candidates(recent))
+        candidates = self._candidates(recent)
+        t.asked = tuple(c for c, _ in candidates)
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
-                            candidates=self._candidates(recent))]
+                            candidates=candidates)]
 
     @staticmethod
     def _confidence(recent: list, label: str) -> float:

@@ -28,6 +28,7 @@ from companion.games.base import (
     options_to_json,
     seat_name,
 )
+from companion.referee.values import pictured_table
 from companion.store import Store, StoreError
 from companion.web.cardinfo import move_text, referee_view, zone_cards
 
@@ -468,7 +469,7 @@ class TableSession:
             ref = live.referee
             turn = referee_view(ref, ("current_player", "to_play", "turn"))
             # trick games keep the table (whose turn, cards left in each hand) in a picture
-            pictured = getattr(getattr(ref, "picture", None), "table", None)
+            pictured = pictured_table(ref)
             if turn is None:
                 turn = getattr(pictured, "current", None)
             if live.manual_state is not None:

@@ -162,14 +162,7 @@ class VisionFeed:
                     outs = self.referee.observe(list(fr.events), fr.frame_index, fr.timestamp,
                                                 fr.motion_map) if self.referee else []
                     story = self._story(outs)
-                # a doubt about a pile (stock, gathered, won tricks) decides no move: not asked
-                obs = start + tuple(_unsure(ev, offset) for ev in fr.events
-                                    if ev.kind == "unsure" and (
-                                        self.referee is None or
-                                        self.referee.is_move_zone(ev.zone))) \
-                    + tuple(Observation("settled", context={"zone": ev.zone, "card": ev.card_id})
-                            for ev in fr.events if ev.kind == "appeared" and ev.resolves
-                            and ev.zone) \
+                obs = start + self._tracker_news(fr.events, offset) \
                     + tuple(o for out in outs for o in _convert(out)) + story
                 start = ()
                 yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,
@@ -177,6 +170,19 @@ class VisionFeed:
                                fr.calibrated)
         finally:
             source.close()
+
+    def _tracker_news(self, events, offset: int) -> tuple[Observation, ...]:
+        """Questions about unsure cards, and questions the tracker has since settled. A doubt
+        about a pile (stock, gathered, won tricks) decides no move, so it is not asked."""
+        out = []
+        for ev in events:
+            if ev.kind == "unsure" and (self.referee is None or
+                                        self.referee.is_move_zone(ev.zone)):
+                out.append(_unsure(ev, offset))
+            elif ev.kind == "appeared" and ev.resolves and ev.zone:
+                out.append(Observation("settled", context={"zone": ev.zone,
+                                                           "card": ev.card_id}))
+        return tuple(out)
 
     def _manual_corners(self, pipeline, shape) -> None:
         """Corners clicked on the Setup page calibrate the table while no mat marker does."""
