@@ -87,12 +87,15 @@ class TableShow:
                 for card in list(self.table.get(zone, [])):
                     self.remove(card, zone)
 
-    def reach(self, seat: int, target_mm, lay: Card | None = None) -> None:
+    def reach(self, seat: int, target_mm, lay: Card | None = None, inset_mm: float = -20.0
+              ) -> None:
         """An arm from the seat's edge of the mat (Player 1 at the bottom, then clockwise)
-        to ``target_mm`` and back, as motion maps; lays ``lay`` there at the turn."""
+        to ``target_mm`` and back, as motion maps; lays ``lay`` there at the turn. The arm
+        is seen from ``inset_mm`` inside the mat's edge (negative: from beyond it)."""
         angle = np.radians(90 + 90 * seat)
         centre = np.array([297.0, 210.0])
-        edge = centre + np.array([np.cos(angle) * 320, np.sin(angle) * 230])
+        edge = centre + np.array([np.cos(angle) * (297 - inset_mm),
+                                  np.sin(angle) * (210 - inset_mm)])
         path = [edge + (np.array(target_mm) - edge) * f for f in np.linspace(0.2, 1, 6)]
         for k, tip in enumerate(path + path[::-1][1:]):
             mask = np.zeros((252, 356), np.uint8)
@@ -162,6 +165,40 @@ def test_a_hand_passing_over_the_stock_is_not_a_draw():
     show.reach(1, KK.zone("pos6").center_mm)  # Player 2, on the left, reaches over the stock
     show.reach(0, (150.0, 330.0))  # Player 1's hand wanders near, not at, the stock
     assert not [o for o in show.outputs if o.kind == "draw"]
+
+
+def test_an_arm_seen_only_from_a_little_inside_the_mat_still_names_its_seat():
+    """In dim light a sleeve over the mat's edge can be lost in the mat: the arm's motion
+    then begins a few millimetres inside the edge (the hard film's draws)."""
+    rec = table_view(simulate("kendra-kari", 4, {}, 3))
+    ref = Referee("kendra-kari", 4)
+    show = TableShow(ref)
+    show.kendra_kari(rec.moves[0])  # the deal; Player 1 is to play
+    show.reach(0, KK.zone("stock").center_mm, inset_mm=15.0)
+    assert [o.text for o in show.outputs if o.kind == "draw"] == [
+        "Player 1 draws from the stock (seen)"]
+
+
+def test_the_hand_that_laid_an_unnamed_card_still_counts_when_it_is_named_later():
+    """A card read unsure is named by a person after the hand has gone: the seat comes
+    from the hand seen when it was laid, not from a question."""
+    rec = table_view(simulate("kendra-kari", 4, {}, 3))
+    k = next(i for i, (m, n) in enumerate(zip(rec.moves, rec.moves[1:]))
+             if m.action == "draw" and n.action == "play" and n.player != m.player)
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in rec.moves[:k + 1]:
+        show.kendra_kari(move, hands=True)
+    laid = rec.moves[k + 1]
+    zone = f"pos{laid.target}"
+    show._tick(laid.player)
+    show.reach(laid.player, KK.zone(zone).center_mm)
+    doubt = TrackEvent("unsure", None, KK.zone(zone).center_mm, zone, 0.4, show.frame - 5,
+                       show.frame, show.t, 77, candidates=((laid.cards[0].id, 0.4),))
+    show.ref.observe([doubt], show.frame, show.t)
+    assert show.ref.waiting_for == zone
+    show.ref.confirm(laid.cards[0].id, zone, show.frame + 200, show.t + 7)
+    assert show.rulings()[-1].move == laid
+    assert not [o for o in show.ref.outputs if o.kind == "question"]
 
 
 def test_the_answer_to_a_question_rejudges_what_followed():

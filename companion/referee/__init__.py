@@ -193,6 +193,8 @@ class Referee:
                       source: str = "") -> list[RefereeOutput]:
         """Name the held card ``i``; ``was``: what its track was named before the doubt."""
         f = self._facts[i]
+        if f.source:  # the hand seen when it was laid, over one seen when it was named
+            seat, source = f.seat, f.source
         if was == card.id or self._already_played(card):
             del self._facts[i]  # named as the card it already was: nothing new was laid
         else:
@@ -221,8 +223,10 @@ class Referee:
             same = top is not None and (self._named.get(ev.track_id) == top or top in seen)
             if ev.zone and self.is_move_zone(ev.zone) and not same \
                     and self._pending(track=ev.track_id) is None:
+                # whose hand laid it is known now, while the reach is fresh
+                seat, source = self._hand_at(ev)
                 out += self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
-                                      track=ev.track_id))
+                                      seat, source=source, track=ev.track_id))
             return out
         card = parse_card(ev.card_id)
         if ev.kind == "appeared" and ev.resolves and ev.track_id in self._answered:

@@ -37,8 +37,9 @@ class ArmWatcher:
     def __init__(self, size_mm: tuple[float, float], seat_angles_deg: tuple[float, ...],
                  stock_mm: tuple[float, float] | None, reach_mm: float = 80.0,
                  stock_mm_radius: float = 55.0, gap_frames: int = 4,
-                 retreat_mm: float = 80.0):
+                 retreat_mm: float = 80.0, edge_mm: float = 12.0):
         self.size_mm, self.angles = size_mm, seat_angles_deg
+        self.edge_mm = edge_mm
         self.stock = stock_mm
         self.reach_mm, self.stock_radius = reach_mm, stock_mm_radius
         self.gap, self.retreat_mm = gap_frames, retreat_mm
@@ -87,9 +88,13 @@ class ArmWatcher:
         seen: dict[int, tuple[float, float, float]] = {}  # seat -> (depth, x_mm, y_mm)
         if m.any():
             n, labels = cv2.connectedComponents(cv2.dilate(m, self._kernel))
-            edge = np.zeros((h, w), bool)
-            edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = True
             ppm = motion.px_per_mm
+            # The mat's border band, not only its outermost pixels: the motion mask's
+            # blur and opening leave a few pixels bare at the edge, and a dim sleeve over
+            # the table can end a little inside the mat.
+            band = max(1, int(round(self.edge_mm * ppm)))
+            edge = np.ones((h, w), bool)
+            edge[band:h - band, band:w - band] = False
             for k in range(1, n):
                 blob = (labels == k) & (m > 0)
                 ys, xs = np.nonzero(blob)

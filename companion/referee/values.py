@@ -59,7 +59,7 @@ class Fact:
     timestamp: float
     card: Card | None = None
     zone: str = ""
-    seat: int | None = None  # a draw the dashboard was told about names the seat
+    seat: int | None = None  # a told draw names the seat; "hand": the seat whose hand it was
     move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
     source: str = ""  # "hand": ``seat`` is the seat whose hand was seen doing it
     track: int = -1  # "unsure": the tracker's track, whose later confident reading names it
