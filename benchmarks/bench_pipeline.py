@@ -292,13 +292,17 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False) -> dict:
         return any(row[0] == e.card_id and row[1] == e.zone
                    for f in range(lo, hi + 1) for row in frames[f])
     wrong_cards = [e.card_id for e in seen if not there(e)]
+    # the done-when of issue 6: every laid card is reported, or asked about (unsure)
+    asked = {_truth_on(frames, f, e.zone) for e in sightings if e.kind == "unsure"
+             for f in (e.first_frame, e.last_frame)}
+    missed = set(laid_cards) - {e.card_id for e in right} - asked
     rulings = referee.rulings()
     judged = [r.move for r in rulings]
     matched = _lcs(judged, truth_moves)
     return {"video": video.name, "frames": n, "fps": n / secs, "truth_moves": len(truth_moves),
             "moves_found": matched, "moves_judged": len(judged),
             "cards_laid": len(laid), "sighted": len({e.card_id for e in right}),
-            "sightings": len(seen), "wrong_cards": len(wrong_cards),
+            "sightings": len(seen), "wrong_cards": len(wrong_cards), "missed": len(missed),
             "unsure": sum(e.kind == "unsure" for e in sightings), "answered": answered,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
@@ -328,16 +332,18 @@ def bench_events(oracle: bool) -> list[dict]:
             continue
         print(f"\n## Events on the fixture videos, classifier: {label}")
         print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
-              f"{'unsure':>6} {'answered':>8} {'questions':>9} {'illegal':>7} {'fps':>5}")
+              f"{'unsure':>6} {'missed':>6} {'answered':>8} {'questions':>9} {'illegal':>7} "
+              f"{'fps':>5}")
         for r in res:
             print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
                   f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
-                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['answered']:8d} {r['questions']:9d} "
-                  f"{r['illegal']:7d} {r['fps']:5.1f}")
+                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['missed']:6d} {r['answered']:8d} "
+                  f"{r['questions']:9d} {r['illegal']:7d} {r['fps']:5.1f}")
         rows += [{"classifier": label, **r} for r in res]
     print("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
           "distinct laid cards the tracker reported / cards laid; wrong: cards the tracker "
-          "reported in a zone where the film's truth does not have them at that time")
+          "reported in a zone where the film's truth does not have them at that time; "
+          "missed: laid cards neither reported nor asked about (unsure)")
     return rows
 
 

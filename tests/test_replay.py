@@ -117,3 +117,41 @@ def test_replay_bad_input(tmp_path, capsys):
     assert main(["replay", str(tmp_path / "v.avi"), "--game", "kendra-kari", "--players", "4",
                  "--seat-angles", "90,180"]) == 2
     assert "needs 4 angles" in capsys.readouterr().err
+
+
+class DoubtfulOracle(ColourOracle):
+    """Reads the drawn game, but is unsure of Player 1's card (phul-5)."""
+
+    def classify(self, crops):
+        res = super().classify(crops)
+        for i, card in enumerate(res.card_ids):
+            if card == "phul-5":
+                res.confidence[i] = 0.5
+                res.topk[i] = [("phul-5", 0.5), ("phul-6", 0.3)]
+        return res
+
+
+@pytest.mark.parametrize("typed, named", [("1\n", True), ("phul-5\n", True), ("\n", False),
+                                          ("", False)])
+def test_replay_ask_puts_the_unsure_card_to_the_person(tmp_path, monkeypatch, capsys, typed,
+                                                       named):
+    import io
+    monkeypatch.setattr(vt, "_replay_classifier", lambda args, referee: DoubtfulOracle(CARDS))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(typed))
+    video = _video(tmp_path / "game.avi")
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4",
+                 "--ask"]) == 0
+    out = capsys.readouterr()
+    assert "Which card was laid on pos1?" in out.out
+    assert ("Player 1 play phul-5" in out.out) is named
+    # left out (Enter), the next card is judged without it; unanswered (end of input), the
+    # referee waits and says so
+    assert ("Player 2 play surya-5" in out.out or "Player 1 play surya-5" in out.out) is \
+        (typed != "")
+    assert ("still waiting for the card on pos1" in out.err) is (typed == "")
+
+
+def test_replay_ask_is_not_for_json(tmp_path, capsys):
+    assert main(["replay", str(tmp_path), "--game", "kendra-kari", "--players", "4",
+                 "--ask", "--json"]) == 2
+    assert "--ask" in capsys.readouterr().err

@@ -174,6 +174,9 @@ def _register_replay(sub) -> None:
     p.add_argument("--json", action="store_true", help="JSON lines: events, outputs, summary")
     p.add_argument("--show-tracker", action="store_true",
                    help="also print the tracker's events (cards appearing, removed, unsure)")
+    p.add_argument("--ask", action="store_true",
+                   help="answer the referee's questions at the terminal (or from stdin): "
+                        "which card an unsure one is, and who laid a card")
     p.set_defaults(handler=_replay)
 
 
@@ -188,6 +191,8 @@ def _replay(args: argparse.Namespace) -> int:
 
     if args.video.exists() is False:
         raise UsageError(f"no such video: {args.video}")
+    if args.ask and args.json:
+        raise UsageError("--ask talks to a person; it cannot be combined with --json")
     angles = None
     if args.seat_angles:
         try:
@@ -214,6 +219,7 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     pipe = Pipeline(classifier, TableTracker(layout), calibration)
     out = sys.stdout
+    asker = TerminalAsker(referee) if args.ask else None
     totals = dict.fromkeys(STAGES, 0.0)
     frames, calibrated, counts = 0, 0, {}
     wall = time.perf_counter()
@@ -229,9 +235,17 @@ def _replay(args: argparse.Namespace) -> int:
                     out.write(json.dumps({"type": "track", **ev.to_json()}) + "\n")
                 elif args.show_tracker:
                     out.write(_track_line(ev) + "\n")
-            for o in referee.observe(list(res.events), res.frame_index, res.timestamp,
-                                     res.motion_map):
+            outputs = referee.observe(list(res.events), res.frame_index, res.timestamp,
+                                      res.motion_map)
+            if asker is not None:  # print first: a question is put to the person next
+                for o in outputs:
+                    if o.kind != "question":
+                        out.write(_referee_line(o) + "\n")
+                outputs = asker.ask(res.events, outputs, res.frame_index, res.timestamp)
+            for o in outputs:
                 counts[o.kind] = counts.get(o.kind, 0) + 1
+                if asker is not None:
+                    continue  # printed before its questions were put
                 if args.json:
                     out.write(json.dumps({"type": "referee", **o.to_json()}) + "\n")
                 else:
@@ -256,7 +270,68 @@ def _replay(args: argparse.Namespace) -> int:
               f"{stages}", file=sys.stderr)
         print("counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
               file=sys.stderr)
+        if referee.waiting_for:
+            print(f"the referee is still waiting for the card on {referee.waiting_for} to be "
+                  "named (the moves after it are not judged); --ask answers such questions",
+                  file=sys.stderr)
     return 0
+
+
+class TerminalAsker:
+    """``replay --ask``: the questions the dashboard would show, put to a person at the
+    terminal. An unsure card that holds up the judging: its number in the list, another
+    card's id, or Enter to leave it out. Who laid a card: the number of the answer, Enter
+    for the referee's assumption. At the end of the input, nothing more is asked."""
+
+    def __init__(self, referee, read=None, write=None):
+        self.referee = referee
+        self.read = read or sys.stdin.readline
+        self.write = write or (lambda text: print(text, end="", flush=True))
+        self.open = True
+
+    def _answer(self, prompt: str) -> str | None:
+        if not self.open:
+            return None
+        self.write(prompt)
+        line = self.read()
+        if not line:  # end of input: stop asking, leave the rest unanswered
+            self.open = False
+            return None
+        return line.strip()
+
+    def ask(self, events, outputs, frame: int, timestamp: float) -> list:
+        """The outputs of one frame, then whatever the answers to its questions bring."""
+        from companion.referee import RefereeError
+        more = []
+        for o in outputs:
+            if o.kind == "question" and o.question_id is not None:
+                listed = "".join(f"\n  {k}) {c}" for k, c in enumerate(o.choices, 1))
+                reply = self._answer(f"{o.text}{listed}\nanswer [1]: ")
+                if reply and reply.isdigit() and 1 < int(reply) <= len(o.choices):
+                    more += self.referee.answer(o.question_id, int(reply) - 1)
+        for ev in events:
+            if ev.kind != "unsure" or not ev.zone or not self.referee.waits_on(ev.zone):
+                continue
+            names = [c for c, _p in ev.candidates]
+            listed = "".join(f"\n  {k}) {c}" for k, c in enumerate(names, 1))
+            while True:
+                reply = self._answer(f"Which card was laid on {ev.zone}?{listed}\n"
+                                     "number, card id, or Enter for none of these: ")
+                if reply is None:
+                    break
+                if not reply or reply == "0":
+                    more += self.referee.dismiss(ev.zone)
+                    break
+                card = names[int(reply) - 1] if reply.isdigit() and \
+                    int(reply) <= len(names) else reply
+                try:
+                    more += self.referee.confirm(card, ev.zone, frame, timestamp)
+                    break
+                except RefereeError as e:  # a mistyped id: say so and ask again
+                    self.write(f"{e}\n")
+        for o in more:
+            self.write(_referee_line(o) + "\n")
+        return outputs + more
 
 
 def _replay_classifier(args: argparse.Namespace, referee):

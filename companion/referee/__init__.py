@@ -182,6 +182,10 @@ class Referee:
         i = self._pending()
         return self._facts[i].zone if i is not None else ""
 
+    def waits_on(self, zone: str) -> bool:
+        """Whether an unnamed card on ``zone`` holds up the judging (``confirm`` names it)."""
+        return self._pending(zone=zone) is not None
+
     def _pending(self, zone: str | None = None, track: int | None = None) -> int | None:
         for i, f in enumerate(self._facts):
             if f.kind == "unsure" and (zone is None or f.zone == zone) and (
