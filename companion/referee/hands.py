@@ -92,7 +92,7 @@ class ArmWatcher:
             # The mat's border band, not only its outermost pixels: the motion mask's
             # blur and opening leave a few pixels bare at the edge, and a dim sleeve over
             # the table can end a little inside the mat.
-            band = max(1, int(round(self.edge_mm * ppm)))
+            band = max(1, round(self.edge_mm * ppm))
             edge = np.ones((h, w), bool)
             edge[band:h - band, band:w - band] = False
             for k in range(1, n):
