@@ -2,9 +2,11 @@
 
 Only ``companion.synth.faces`` art is used (every style, a few seeds per style); the
 PySolFC decks in ``shared/decks`` are never read here, so they stay an honest zero-shot
-test. Each epoch draws fresh crops (full 360-degree rotation, scale/offset/perspective
-jitter, occlusion by hands and cards, light, white balance, blur, noise, JPEG) in a
-background process while the network trains on the previous epoch's crops.
+test. A pool of crops is rendered once on two processes: card faces pasted with
+scale/offset/perspective jitter, occlusion by hands and cards, light, white balance, blur,
+noise and JPEG (``companion.vision.crops``), and cards cut from whole rendered table scenes
+as the detector cuts them (``companion.train_scenes``). Every batch is turned by a random
+quarter-turn on top of the crops' own full 360-degree rotation.
 
 The network is small on purpose (about 0.3 M parameters, 64x64 input) so that a batch of
 20 crops runs in about a millisecond on two CPU cores. Four heads share one trunk:
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import tempfile
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -30,6 +33,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion.cards import Card, Rank, Suit
+from companion.train_quantize import calibration_crops, quantize_int8
+from companion.train_scenes import TRAINING_SCENE_SEED, scene_crops
 from companion.vision import crops as C
 from companion.vision.classify import INPUT_PX, preprocess
 
@@ -46,7 +51,9 @@ class TrainConfig:
     seeds: tuple[int, ...] = (0, 1, 2)  # held-out evaluation uses seeds >= 1000
     face_px: int = 112
     input_px: int = INPUT_PX  # the network's input: crops are resized to this
-    pool: int = 120_000  # crops rendered once; every pass turns them by a random k * 90 deg
+    pool: int = 110_000  # crops rendered once; every pass turns them by a random k * 90 deg
+    scenes: int = 6_000  # whole training scenes whose cards are cut as the detector cuts them
+    scene_seed: int = TRAINING_SCENE_SEED
     minutes: float = 40.0  # training time budget (the lr schedule follows elapsed time)
     max_passes: int = 22
     batch: int = 128
@@ -54,6 +61,8 @@ class TrainConfig:
     widths: tuple[int, int, int, int] = (16, 32, 64, 128)
     negative_share: float = 0.08  # of the pool: face-down backs; as much again: not a card
     degraded_share: float = C.TRAINING.degrade_p  # crops through the harsh camera (crops.degrade)
+    quantize: bool = True  # serve int8 weights (companion.train_quantize): half the time
+    calibration_scenes: int = 200  # whose cards set the int8 ranges
     threads: int = 1  # torch threads: one is much faster than two on a busy 2-core box
     workers: int = 2  # processes rendering the crop pool
     seed: int = 1  # the shipped model's seed
@@ -63,7 +72,8 @@ class TrainConfig:
 
 def tiny_config(out: Path) -> TrainConfig:
     """A smoke-test run: a few cards, two styles, seconds not minutes."""
-    return TrainConfig(out=out, styles=(0, 1), seeds=(0,), face_px=64, pool=512, minutes=0.1,
+    return TrainConfig(out=out, styles=(0, 1), seeds=(0,), face_px=64, pool=512, scenes=4,
+                       calibration_scenes=4, minutes=0.1,
                        max_passes=2, batch=64, widths=(8, 8, 16, 16),
                        cards=tuple(c.id for c in ALL_CARDS[:12]) + ("phul-raja",), log_every=0)
 
@@ -224,7 +234,10 @@ def train(cfg: TrainConfig, log=print) -> dict:
     log(f"rendered {len(bank.faces)} faces and {len(bank.backs)} backs in "
         f"{time.time() - t0:.1f} s")
     x_all, y_all = render_pool(cfg, bank)
-    log(f"rendered {len(x_all)} training crops in {time.time() - t0:.1f} s")
+    x_sc, y_sc = scene_crops(cfg.scenes, cfg.scene_seed, cfg.input_px, cfg.workers)
+    x_all, y_all = np.concatenate([x_all, x_sc]), np.concatenate([y_all, y_sc])
+    log(f"rendered {len(x_all)} training crops ({len(x_sc)} cut from {cfg.scenes} scenes) "
+        f"in {time.time() - t0:.1f} s")
     torch.set_num_threads(cfg.threads)
     x_all, y_all = torch.from_numpy(x_all), torch.from_numpy(y_all)
     model = CardNet(cfg.widths)
@@ -281,17 +294,23 @@ def train(cfg: TrainConfig, log=print) -> dict:
 
 
 def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float) -> dict:
+    """ONNX (int8 when ``cfg.quantize``) and the model card."""
     from companion.vision.classify import write_model_card
     model.eval()
     cfg.out.parent.mkdir(parents=True, exist_ok=True)
     px = cfg.input_px
     dummy = torch.zeros(1, 3, px, px)
     names = ["suit_logits", "rank_logits", "kind_logits", "embedding"]
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, not broken
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(model, (dummy,), str(cfg.out), dynamo=False, input_names=["crops"],
-                          output_names=names, opset_version=17,
-                          dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in names}})
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32 = Path(tmp) / "fp32.onnx" if cfg.quantize else cfg.out
+        with warnings.catch_warnings():  # the TorchScript exporter is deprecated, not broken
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.onnx.export(model, (dummy,), str(fp32), dynamo=False,
+                              input_names=["crops"], output_names=names, opset_version=17,
+                              dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in names}})
+        calibration = calibration_crops(cfg.calibration_scenes, px) if cfg.quantize else []
+        if cfg.quantize:
+            quantize_int8(fp32, cfg.out, calibration)
     recipe = {k: (list(v) if isinstance(v, tuple) else str(v) if isinstance(v, Path) else v)
               for k, v in asdict(cfg).items()}
     card = {
@@ -304,8 +323,14 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
         "outputs": names,
         "embedding_dim": EMBED_DIM,
         "parameters": int(sum(p.numel() for p in model.parameters())),
-        "training": {"data": "companion.synth.faces only (own rendered art), "
-                             "companion.vision.crops augmentation; never shared/decks",
+        "weights": ("int8 per channel, uint8 activations (static QOperator quantization, "
+                    f"ranges from {len(calibration)} crops of {cfg.calibration_scenes} "
+                    "training scenes)") if cfg.quantize
+                   else "float32",
+        "training": {"data": "companion.synth.faces only (own rendered art): pasted crops "
+                             "(companion.vision.crops augmentation) and cards cut from "
+                             "rendered table scenes (companion.train_scenes); never "
+                             "shared/decks",
                      "recipe": recipe, "seconds": round(seconds, 1), "history": history},
         "accuracy": {},
     }

@@ -30,6 +30,8 @@ def _register_train(sub) -> None:
     p.add_argument("--input-px", type=int, default=None, choices=(48, 64, 80, 96),
                    help="the network's input size (crops are 96 px; default 64)")
     p.add_argument("--max-passes", type=int, default=None, help="at most this many passes")
+    p.add_argument("--scenes", type=int, default=None,
+                   help="whole training scenes to cut cards from (default 6000; 0: none)")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default 1)")
     p.add_argument("--tiny", action="store_true",
                    help="a seconds-long smoke run on a few cards (for CI)")
@@ -55,6 +57,10 @@ def _train(args: argparse.Namespace) -> int:
         if args.pool < 2 * cfg.batch:
             raise UsageError(f"--pool must be at least {2 * cfg.batch}")
         changes["pool"] = args.pool
+    if args.scenes is not None:
+        if args.scenes < 0:
+            raise UsageError("--scenes must be 0 or more")
+        changes["scenes"] = args.scenes
     for name in ("input_px", "max_passes", "threads"):
         value = getattr(args, name)
         if value is not None:

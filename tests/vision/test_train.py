@@ -23,6 +23,9 @@ def test_tiny_training_writes_a_servable_model_and_its_card(tmp_path, capsys):
     card = json.loads(out.with_suffix(".json").read_text())
     assert len(card["classes"]["suits"]) == 18 and len(card["classes"]["ranks"]) == 12
     assert card["training"]["history"], "no training pass was logged"
+    import onnx
+    ops = {n.op_type for n in onnx.load(str(out)).graph.node}
+    assert card["weights"].startswith("int8") and "QLinearConv" in ops and "Conv" not in ops
     assert out.with_suffix(".md").read_text().startswith("# Model card")
     assert "wrote" in capsys.readouterr().out
 
@@ -72,3 +75,33 @@ def test_training_crops_include_harsh_webcam_degradations():
     assert detail(worn.transpose(0, 2, 3, 1)) < 0.8 * detail(plain.transpose(0, 2, 3, 1))
     assert C.TRAINING.degrade_p > 0
     assert all(j.degrade_p == 0 for j in (C.Jitter(), C.GENTLE, *C.POSES.values()))
+
+
+def test_scene_crops_are_labelled_with_the_cards_under_them():
+    """Cards cut from whole training scenes carry their scene's truth: the same seed gives
+    the same crops, and the shipped model reads most of them as their labels say (a label
+    shifted to the wrong crop would read as chance)."""
+    from companion.train_scenes import scene_crops
+    from companion.vision import crops as C
+    from companion.vision.classify import DEFAULT_MODEL, CardClassifier
+
+    x, y = scene_crops(24, seed=123, workers=1)
+    x2, y2 = scene_crops(24, seed=123, workers=2)
+    assert np.array_equal(x, x2) and np.array_equal(y, y2)
+    assert x.dtype == np.uint8 and x.shape[1:] == (3, 64, 64) and len(x) == len(y) > 40
+    assert set(y[:, 2]) <= {C.KIND_CARD, C.KIND_FACE_DOWN, C.KIND_NOT_CARD}
+    cards = y[:, 2] == C.KIND_CARD
+    assert (y[cards, 3] >= 0).all() and (y[~cards, 3] == -1).all()
+    if not DEFAULT_MODEL.is_file():
+        pytest.skip("no shipped model")
+    from companion.train import ALL_CARDS
+    clf = CardClassifier(DEFAULT_MODEL)
+    res = clf.classify(np.ascontiguousarray(x[cards].transpose(0, 2, 3, 1)))
+    truth = [ALL_CARDS[i].id for i in y[cards, 3]]
+    right = np.mean([a == b for a, b in zip(res.card_ids, truth)])
+    assert right >= 0.6
+
+
+def test_train_rejects_negative_scene_counts(capsys):
+    assert main(["train", "--tiny", "--scenes", "-1"]) == 2
+    assert "--scenes" in capsys.readouterr().err
