@@ -308,9 +308,8 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
             torch.onnx.export(model, (dummy,), str(fp32), dynamo=False,
                               input_names=["crops"], output_names=names, opset_version=17,
                               dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in names}})
-        calibration = calibration_crops(cfg.calibration_scenes, px) if cfg.quantize else []
         if cfg.quantize:
-            quantize_int8(fp32, cfg.out, calibration)
+            quantize_int8(fp32, cfg.out, calibration_crops(cfg.calibration_scenes, px))
     recipe = {k: (list(v) if isinstance(v, tuple) else str(v) if isinstance(v, Path) else v)
               for k, v in asdict(cfg).items()}
     card = {
@@ -324,9 +323,8 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
         "embedding_dim": EMBED_DIM,
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "weights": ("int8 per channel, uint8 activations (static QOperator quantization, "
-                    f"ranges from {len(calibration)} crops of {cfg.calibration_scenes} "
-                    "training scenes)") if cfg.quantize
-                   else "float32",
+                    f"ranges from the cards of {cfg.calibration_scenes} training scenes)")
+                   if cfg.quantize else "float32",
         "training": {"data": "companion.synth.faces only (own rendered art): pasted crops "
                              "(companion.vision.crops augmentation) and cards cut from "
                              "rendered table scenes (companion.train_scenes); never "

@@ -2,10 +2,10 @@
 
 Reading 20 crops took 2.3 ms with float weights on the 2-core box, over the 2 ms goal.
 onnxruntime runs the same network with 8-bit weights and activations (QLinearConv, static
-scales measured on a sample of training crops) in about half the time, and the tests and
-benchmarks measure the quantized model's accuracy, which is the one served (on 4800
-held-out crops and the fixture scenes the shipped model lost 0.02 and 0.17 points). Serving needs
-nothing new: the quantized graph is plain ONNX that ``onnxruntime`` runs.
+scales measured on cards cut from training scenes) in about half the time. The tests and
+benchmarks measure the quantized model, which is the one served (quantizing the earlier
+float model cost 0.02 points on 4800 held-out crops and 0.17 on the fixture scenes).
+Serving needs nothing new: the quantized graph is plain ONNX that ``onnxruntime`` runs.
 
 This needs the ``onnx`` package (the ``[train]`` extra) for the shape pre-processing.
 """

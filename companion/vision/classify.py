@@ -101,12 +101,15 @@ def _card_markdown(card: dict, model_path: Path) -> str:
         (f"- outputs: {', '.join(card['outputs'])} (logits; suit logits are masked to the deck"
         " in play before the softmax)"), "",
         "## Size", "",
-        f"- {card['parameters']:,} parameters, {size:.2f} MB ONNX", "",
+        (f"- {card['parameters']:,} parameters, {size:.2f} MB ONNX; weights: "
+         f"{card.get('weights', 'float32')}"), "",
         "## Training recipe", "",
         f"- data: {tr['data']}",
         (f"- styles: {rec['styles'] or 'all'}; seeds {rec['seeds']}; faces rendered at "
         f"{rec['face_px']} px"),
-        (f"- a pool of {rec['pool']} rendered crops, each pass turned by a random multiple of"
+        (f"- a pool of {rec['pool']} pasted crops and the cards of {rec.get('scenes', 0)} "
+         f"whole rendered training scenes (seed {rec.get('scene_seed', '-')}, cut as the "
+         "detector cuts them), each pass turned by a random multiple of"
         f" 90 degrees; {rec['minutes']} min budget (at most {rec['max_passes']} passes), batch"
         f" {rec['batch']}, AdamW, warm-up + cosine lr peak {rec['lr']}, widths {rec['widths']}"),
         ("- augmentation: full 360-degree rotation, scale/offset/perspective jitter, "
