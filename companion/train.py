@@ -51,11 +51,11 @@ class TrainConfig:
     seeds: tuple[int, ...] = (0, 1, 2)  # held-out evaluation uses seeds >= 1000
     face_px: int = 112
     input_px: int = INPUT_PX  # the network's input: crops are resized to this
-    pool: int = 110_000  # crops rendered once; every pass turns them by a random k * 90 deg
-    scenes: int = 6_000  # whole training scenes whose cards are cut as the detector cuts them
+    pool: int = 100_000  # crops rendered once; every pass turns them by a random k * 90 deg
+    scenes: int = 12_000  # whole training scenes whose cards are cut as the detector cuts them
     scene_seed: int = TRAINING_SCENE_SEED
-    minutes: float = 40.0  # training time budget (the lr schedule follows elapsed time)
-    max_passes: int = 22
+    minutes: float = 70.0  # training time budget (the lr schedule follows elapsed time)
+    max_passes: int = 26
     batch: int = 128
     lr: float = 4e-3
     widths: tuple[int, int, int, int] = (16, 32, 64, 128)
