@@ -32,15 +32,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from companion.cards import Card, Rank, Suit
+from companion.cards import Card
 from companion.train_quantize import calibration_crops, quantize_int8
-from companion.train_scenes import TRAINING_SCENE_SEED, scene_crops
+from companion.train_scenes import ALL_CARDS, RANKS, SUITS, TRAINING_SCENE_SEED, scene_crops
 from companion.vision import crops as C
 from companion.vision.classify import INPUT_PX, preprocess
 
-SUITS = tuple(s.value for s in Suit)
-RANKS = tuple(r.token for r in Rank)
-ALL_CARDS = tuple(Card(s, r) for s in Suit for r in Rank)
 EMBED_DIM = 64
 
 

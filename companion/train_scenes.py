@@ -34,17 +34,18 @@ CARD_RADIUS_MM = 32.5  # the printed mat's 65 mm cards, as the detector cuts the
 WOBBLE_MM = 2.5  # the detector's centre moves by 2-4 mm between frames
 MIN_VISIBLE = 0.45  # cards covered more than this are seldom found by the detector
 
-_SUITS = tuple(s.value for s in Suit)
-_RANKS = tuple(r.token for r in Rank)
-_CARD_INDEX = {Card(s, r).id: i for i, (s, r) in
-               enumerate((s, r) for s in Suit for r in Rank)}
+# The model's label order, shared with companion.train (which needs torch; this does not).
+SUITS = tuple(s.value for s in Suit)
+RANKS = tuple(r.token for r in Rank)
+ALL_CARDS = tuple(Card(s, r) for s in Suit for r in Rank)
+_CARD_INDEX = {c.id: i for i, c in enumerate(ALL_CARDS)}
 
 
 def _label(card_id: str | None, face_up: bool) -> tuple[int, int, int, int]:
     if not face_up or card_id is None:
         return (-1, -1, C.KIND_FACE_DOWN, -1)
     card = Card.parse(card_id)
-    return (_SUITS.index(card.suit.value), _RANKS.index(card.rank.token), C.KIND_CARD,
+    return (SUITS.index(card.suit.value), RANKS.index(card.rank.token), C.KIND_CARD,
             _CARD_INDEX[card_id])
 
 

@@ -46,6 +46,7 @@ class ArmWatcher:
         self.active: dict[int, Reach] = {}
         self.done: list[Reach] = []
         self._kernel = None
+        self._edge: np.ndarray | None = None  # the border band, made once per view size
 
     def _turned(self, r: Reach) -> list[tuple[int, int, float]]:
         """A hand that turned back at the stock drew a card; one that only passed over it
@@ -92,9 +93,11 @@ class ArmWatcher:
             # The mat's border band, not only its outermost pixels: the motion mask's
             # blur and opening leave a few pixels bare at the edge, and a dim sleeve over
             # the table can end a little inside the mat.
-            band = max(1, round(self.edge_mm * ppm))
-            edge = np.ones((h, w), bool)
-            edge[band:h - band, band:w - band] = False
+            if self._edge is None or self._edge.shape != (h, w):
+                band = max(1, round(self.edge_mm * ppm))
+                self._edge = np.ones((h, w), bool)
+                self._edge[band:h - band, band:w - band] = False
+            edge = self._edge
             for k in range(1, n):
                 blob = (labels == k) & (m > 0)
                 ys, xs = np.nonzero(blob)
