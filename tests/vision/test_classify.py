@@ -7,6 +7,7 @@ The accuracy floors sit a little below what ``benchmarks/bench_accuracy.py`` mea
 from __future__ import annotations
 
 import json
+from dataclasses import astuple
 from pathlib import Path
 
 import cv2
@@ -15,11 +16,14 @@ import pytest
 
 from companion.cards import Card, DeckKind, deck_cards, suits_of
 from companion.vision.classify import (
+    CROP_PX,
     DEFAULT_MODEL,
+    INPUT_PX,
     CardClassifier,
     Classifications,
     CropError,
     ModelError,
+    _sureness,
     preprocess,
 )
 from companion.vision.crops import eval_crop, not_a_card
@@ -79,6 +83,27 @@ def test_classifications_are_parallel_arrays(clf):
     assert {"preprocess", "inference", "decode"} <= set(res.timing_ms)
 
 
+def test_only_crops_read_unsurely_are_read_again_turned():
+    crops, _ = _held_out(6, DeckKind.MUGHAL, seed=3)
+    noise = np.random.default_rng(3).integers(0, 255, (2, CROP_PX, CROP_PX, 3), dtype=np.uint8)
+    crops = np.concatenate([crops, noise])
+    once = CardClassifier(rotations=1).heads(crops)[0]
+    always = CardClassifier(rotations=4, reread_below=1.0).heads(crops)[0]
+    clf = CardClassifier(rotations=4, reread_below=0.95)
+    batches = []
+    run = clf.session.run
+    clf.session = type("Spy", (), {"run": lambda self, *a: batches.append(
+        len(a[1]["crops"])) or run(*a)})()
+    mixed = clf.heads(crops)[0]
+    unsure = np.flatnonzero(_sureness([once.suit, once.rank, once.kind, once.embedding]) < 0.95)
+    sure = np.setdiff1d(np.arange(len(crops)), unsure)
+    assert 0 < len(unsure) < len(crops)
+    assert batches == [len(crops), 3 * len(unsure)]
+    for got, one, four in zip(astuple(mixed), astuple(once), astuple(always)):
+        assert np.allclose(got[sure], one[sure], atol=1e-5)
+        assert np.allclose(got[unsure], four[unsure], atol=1e-5)
+
+
 def test_an_empty_batch_is_fine(clf):
     res = clf.classify(np.zeros((0, 96, 96, 3), np.uint8))
     assert len(res) == 0 and res.embeddings.shape[0] == 0
@@ -105,6 +130,13 @@ def test_preprocess_accepts_any_crop_size():
     big = np.random.default_rng(0).integers(0, 255, (3, 130, 130, 3), dtype=np.uint8)
     x = preprocess(big)
     assert x.shape == (3, 3, 64, 64) and x.dtype == np.float32 and x.max() <= 255
+
+
+def test_the_batched_resize_of_detector_crops_equals_resizing_each_crop_alone():
+    crops = np.random.default_rng(1).integers(0, 255, (5, CROP_PX, CROP_PX, 3), dtype=np.uint8)
+    one_by_one = np.stack([cv2.resize(c, (INPUT_PX, INPUT_PX), interpolation=cv2.INTER_AREA)
+                           for c in crops]).transpose(0, 3, 1, 2)
+    assert np.array_equal(preprocess(crops), one_by_one.astype(np.float32))
 
 
 @pytest.mark.parametrize("deck", list(DeckKind))
@@ -164,7 +196,7 @@ def test_classifier_never_imports_torch_or_training_code():
 
 def test_reading_with_rotations_does_not_depend_on_a_quarter_turn_of_the_crop():
     crops, _ = _held_out(6, DeckKind.MUGHAL, seed=5)
-    four = CardClassifier(deck=DeckKind.MUGHAL, rotations=4)
+    four = CardClassifier(deck=DeckKind.MUGHAL, rotations=4, reread_below=1.0)  # turn them all
     a = four.classify(crops)
     b = four.classify(np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2))))
     assert a.card_ids == b.card_ids
