@@ -315,21 +315,17 @@ class CardClassifier:
                 dup: np.ndarray, chosen: np.ndarray | None) -> dict:
         """Top-1 is the most probable card, or the assigned one when a profile assigned."""
         n = len(probs)
-        card_ids: list[str | None] = []
-        conf = np.zeros(n, np.float32)
-        topk: list[list[tuple[str, float]]] = []
         order = np.argsort(-probs, axis=1)[:, :TOP_K] if n else np.zeros((0, TOP_K), int)
-        for i in range(n):
-            p_card = float(h.kind[i, 0])
-            top = [(str(ids[j]), float(probs[i, j] * p_card)) for j in order[i]]
-            topk.append(top)
-            if int(np.argmax(h.kind[i])) == 0:
-                j = int(order[i][0]) if chosen is None or chosen[i] < 0 else int(chosen[i])
-                card_ids.append(str(ids[j]))
-                conf[i] = float(probs[i, j] * p_card)
-            else:
-                card_ids.append(None)
-                conf[i] = float(h.kind[i].max())
+        p_card = h.kind[:, 0]
+        pick = order[:, 0] if chosen is None else np.where(chosen >= 0, chosen, order[:, 0])
+        is_card = h.kind.argmax(axis=1) == 0
+        conf = np.where(is_card, probs[np.arange(n), pick] * p_card,
+                        h.kind.max(axis=1)).astype(np.float32)
+        names = ids.tolist()
+        top_p = (np.take_along_axis(probs, order, axis=1) * p_card[:, None]).tolist()
+        topk = [[(names[j], p) for j, p in zip(row, ps)]
+                for row, ps in zip(order.tolist(), top_p)]
+        card_ids = [names[j] if c else None for j, c in zip(pick.tolist(), is_card.tolist())]
         return {"card_ids": card_ids, "confidence": conf, "face_down": h.kind[:, 1].copy(),
                 "not_card": h.kind[:, 2].copy(), "topk": topk, "embeddings": h.embedding,
                 "duplicates": dup}
