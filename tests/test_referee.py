@@ -350,6 +350,21 @@ def test_none_of_these_goes_on_without_the_unnamed_card():
     assert ref.waiting_for == "" and ref.dismiss(f"play{b.player}") == []
 
 
+def test_an_unsure_card_is_not_offered_as_a_card_already_played():
+    a, b, c = _gj_moves(3)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0), _gj_ev("appeared", b, 60, 1)], 60)
+    doubt = _doubt(f"play{c.player}", 90, 2, (a.cards[0].id, 0.3), (c.cards[0].id, 0.25),
+                   (b.cards[0].id, 0.2))
+    assert ref.choices_for(doubt) == ((c.cards[0].id, 0.25),)
+    out = ref.observe([doubt], 90)
+    assert out[0].kind == "unsure" and out[0].choices == (c.cards[0].id,)
+    assert ref.waiting_for == f"play{c.player}"
+    # a doubt about the card already on a spot keeps that card among its readings
+    again = _doubt(f"play{a.player}", 120, 0, (a.cards[0].id, 0.4), (b.cards[0].id, 0.2))
+    assert ref.choices_for(again) == again.candidates
+
+
 def test_a_named_card_read_doubtfully_later_holds_nothing_up():
     a, b = _gj_moves(2)
     ref = Referee("ganjifa", 4)

@@ -312,7 +312,7 @@ class TerminalAsker:
         for ev in events:
             if ev.kind != "unsure" or not ev.zone or not self.referee.waits_on(ev.zone):
                 continue
-            names = [c for c, _p in ev.candidates]
+            names = [c for c, _p in self.referee.choices_for(ev)]
             listed = "".join(f"\n  {k}) {c}" for k, c in enumerate(names, 1))
             while True:
                 reply = self._answer(f"Which card was laid on {ev.zone}?{listed}\n"

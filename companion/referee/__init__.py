@@ -213,18 +213,13 @@ class Referee:
 
     def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
         if ev.kind == "unsure":
-            names = ", ".join(f"{c} ({p:.0%})" for c, p in ev.candidates) or "no reading"
+            choices = self.choices_for(ev)
+            names = ", ".join(f"{c} ({p:.0%})" for c, p in choices) or "no possible reading"
             where = ev.zone or "off the zones"
             out = [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
                                  ev.last_frame, ev.timestamp,
-                                 choices=tuple(c for c, _ in ev.candidates))]
-            # A doubt whose best candidate the game has already seen there (the same card
-            # under a hand's shadow, or one uncovered when the card on it was taken) is
-            # asked about but holds nothing up. Any other doubt is a card laid there,
-            # unnamed: what follows waits for it.
-            top = ev.candidates[0][0] if ev.candidates else None
-            seen = [c.id for c in self._table.get(ev.zone or "", [])]
-            same = top is not None and (self._named.get(ev.track_id) == top or top in seen)
+                                 choices=tuple(c for c, _ in choices))]
+            same = self._seen_there(ev)
             if ev.zone and self.is_move_zone(ev.zone) and not same \
                     and self._pending(track=ev.track_id) is None:
                 # whose hand laid it is known now, while the reach is fresh
@@ -326,6 +321,29 @@ class Referee:
             if c >= 0:
                 out["pos7" if i == 0 else f"pos{i}"] = cards[c]
         return out
+
+    def _seen_there(self, ev: TrackEvent) -> bool:
+        """A doubt whose best candidate the game has already seen there (the same card
+        under a hand's shadow, or one uncovered when the card on it was taken) is asked
+        about but holds nothing up. Any other doubt is a card laid there, unnamed: what
+        follows waits for it."""
+        top = ev.candidates[0][0] if ev.candidates else None
+        seen = [c.id for c in self._table.get(ev.zone or "", [])]
+        return top is not None and (self._named.get(ev.track_id) == top or top in seen)
+
+    def choices_for(self, ev: TrackEvent) -> tuple[tuple[str, float], ...]:
+        """The readings of an unsure card that the players are offered.
+
+        Each card exists once in a deck, so a reading of a card the game has already seen
+        played is not offered for a newly laid card (the Ganjifa film: "buddha-3 25%,
+        buddha-5 19%, buddha-4 18%" with buddha-3 and buddha-4 already played asks about
+        buddha-5 alone, the card that was laid). A doubt about a card already on that
+        spot keeps its readings: it is that card.
+        """
+        if self._seen_there(ev):
+            return ev.candidates
+        return tuple((c, p) for c, p in ev.candidates
+                     if (card := parse_card(c)) is None or not self._already_played(card))
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

@@ -15,13 +15,16 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from companion.cards import DeckKind
 from companion.layouts import load_layout
 from companion.web.capture import CardOverlay, FeedItem, Observation
+
+if TYPE_CHECKING:
+    from companion.referee import Referee
 
 REPO = Path(__file__).resolve().parent.parent.parent
 VIDEO_FORMAT = "ganjifa-companion/synth-game@1"
@@ -178,7 +181,7 @@ class VisionFeed:
         for ev in events:
             if ev.kind == "unsure" and (self.referee is None or
                                         self.referee.is_move_zone(ev.zone)):
-                out.append(_unsure(ev, offset))
+                out.append(_unsure(ev, offset, self.referee))
             elif ev.kind == "appeared" and ev.resolves and ev.zone:
                 out.append(Observation("settled", context={"zone": ev.zone,
                                                            "card": ev.card_id}))
@@ -254,8 +257,11 @@ class VisionFeed:
             "frames": [o.frame + self._offset for o in rulings]}),)
 
 
-def _unsure(ev, offset: int = 0) -> Observation:
-    choices = tuple({"value": c, "label": f"{c} ({p:.0%})"} for c, p in ev.candidates)
+def _unsure(ev, offset: int = 0, referee: Referee | None = None) -> Observation:
+    """The question for an unsure card: the readings the game still allows (the referee
+    leaves out cards already played), and "none of these"."""
+    readings = referee.choices_for(ev) if referee is not None else ev.candidates
+    choices = tuple({"value": c, "label": f"{c} ({p:.0%})"} for c, p in readings)
     return Observation("unsure", text=f"Which card was laid on {ev.zone or 'the table'}?",
                        choices=choices + ({"value": "none", "label": "none of these"},),
                        context={"zone": ev.zone, "via": "vision", "frame": offset + ev.last_frame,

@@ -227,3 +227,23 @@ def test_a_question_the_camera_answers_itself_leaves_the_list():
     open_ = table.store.pending(table.live.game_id)
     assert [p.payload["context"]["zone"] for p in open_] == ["play2"]
     assert table.settle("play1", "kalki-2") == 0
+
+
+def test_the_dashboards_question_about_an_unsure_card_leaves_out_cards_already_played():
+    from companion.layouts import load_layout
+    from companion.record import simulate, table_view
+    from companion.referee import Referee
+    from companion.vision.track import TrackEvent
+    from companion.web.vision_feed import _unsure
+
+    a, b = table_view(simulate("ganjifa", 4, {}, 0)).moves[:2]
+    ref = Referee("ganjifa", 4)
+    zone = ref.layout.zone(f"play{a.player}")
+    ref.observe([TrackEvent("appeared", a.cards[0].id, zone.center_mm, zone.id, 0.99, 25, 30,
+                            1.0, 0)], 30)
+    where = load_layout("ganjifa").zone(f"play{b.player}")
+    doubt = TrackEvent("unsure", None, where.center_mm, where.id, 0.4, 55, 60, 2.0, 1,
+                       candidates=((a.cards[0].id, 0.4), (b.cards[0].id, 0.3)))
+    asked = _unsure(doubt, 0, ref)
+    assert [c["value"] for c in asked.choices] == [b.cards[0].id, "none"]
+    assert [c["value"] for c in _unsure(doubt).choices] == [a.cards[0].id, b.cards[0].id, "none"]
