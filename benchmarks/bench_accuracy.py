@@ -184,11 +184,14 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
                                                   for c in part]))
             right_g += sum(a == c for a, c in zip(res.card_ids, part))
             n_g += len(part)
+    rank_z = 0
     for a, t in zip(zero.card_ids, truth):
         right_z += a == t
         suit_z += a is not None and a.rpartition("-")[0] == t.rpartition("-")[0]
+        rank_z += a is not None and a.rpartition("-")[2] == t.rpartition("-")[2]
     n = len(truth)
     return {"zero-shot": [right_z, n], "zero-shot suit only": [suit_z, n],
+            "zero-shot rank only": [rank_z, n],
             "enrolled": [right_e, n], "enrolled, gentle conditions": [right_g, n_g],
             "enrolled, read surely (>= 0.8)": [sure, n], "enrolled, read surely but wrong":
             [sure_wrong, max(sure, 1)],
@@ -251,8 +254,9 @@ def main(argv=None) -> int:
         if r is None:
             rows.append((f"PySolFC {deck.value}", f"skipped: {PYSOL[deck]} absent"))
             continue
-        for k in ("zero-shot", "zero-shot suit only", "enrolled", "enrolled, gentle conditions",
-                  "enrolled, read surely (>= 0.8)", "enrolled, read surely but wrong"):
+        for k in ("zero-shot", "zero-shot suit only", "zero-shot rank only", "enrolled",
+                  "enrolled, gentle conditions", "enrolled, read surely (>= 0.8)",
+                  "enrolled, read surely but wrong"):
             rows.append((f"PySolFC {deck.value}: {k}", _pct(r[k])))
             card_acc[f"PySolFC {deck.value} {k}"] = _pct(r[k])
         rows.append((f"PySolFC {deck.value}: enrolment time", f"{r['enrol seconds']:.1f} s"))
