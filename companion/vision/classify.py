@@ -297,7 +297,7 @@ class CardClassifier:
         t0 = time.perf_counter()
         chosen = None
         if self.profile is not None:
-            from companion.vision.enroll import assign_once
+            from companion.vision.assign import assign_once
             ids, probs = self.profile.card_probabilities(crops, h)
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)

@@ -11,14 +11,13 @@ import pytest
 
 from companion.cards import Card, DeckKind, deck_cards
 from companion.vision import cues
+from companion.vision.assign import assign_once, hungarian
 from companion.vision.classify import DEFAULT_MODEL, CardClassifier
 from companion.vision.crops import GENTLE, POSES, place_card
 from companion.vision.enroll import (
     ProfileError,
-    assign_once,
     enroll_folder,
     enroll_images,
-    hungarian,
     load_profile,
     polar_similarity,
     polar_templates,
