@@ -55,12 +55,13 @@ def preprocess(crops: np.ndarray, size: int = INPUT_PX) -> np.ndarray:
     if (h, w) == (size, size):
         out = crops
     elif n and (h, w) == (CROP_PX, CROP_PX):
-        # One resize of every crop's colour planes stacked as a tall grey image: 96 -> 64
-        # maps plane borders onto output rows exactly, so area averaging never mixes two
-        # planes. It is one call, and on one channel OpenCV is a third faster than on three.
-        planes = np.ascontiguousarray(crops.transpose(0, 3, 1, 2)).reshape(n * 3 * h, w)
-        tall = cv2.resize(planes, (size, n * 3 * size), interpolation=cv2.INTER_AREA)
-        return tall.reshape(n, 3, size, size).astype(np.float32)
+        # One resize of the crops stacked as a tall image: 96 -> 64 maps crop borders onto
+        # output rows exactly, so area averaging never mixes two crops, and it is one call.
+        # (The colour planes stacked as one grey image measured faster on one 2-core box
+        # and 45% slower on another, an AMD EPYC: docs/benchmarks.md.)
+        tall = cv2.resize(crops.reshape(n * h, w, 3), (size, n * size),
+                          interpolation=cv2.INTER_AREA)
+        out = tall.reshape(n, size, size, 3)
     else:
         out = np.empty((n, size, size, 3), np.uint8)
         for i in range(n):
