@@ -49,9 +49,9 @@ class TrainConfig:
     face_px: int = 112
     input_px: int = INPUT_PX  # the network's input: crops are resized to this
     pool: int = 100_000  # crops rendered once; every pass turns them by a random k * 90 deg
-    scenes: int = 12_000  # whole training scenes whose cards are cut as the detector cuts them
+    scenes: int = 20_000  # whole training scenes whose cards are cut as the detector cuts them
     scene_seed: int = TRAINING_SCENE_SEED
-    minutes: float = 70.0  # training time budget (the lr schedule follows elapsed time)
+    minutes: float = 65.0  # training time budget (the lr schedule follows elapsed time)
     max_passes: int = 26
     batch: int = 128
     lr: float = 4e-3

@@ -31,7 +31,7 @@ def _register_train(sub) -> None:
                    help="the network's input size (crops are 96 px; default 64)")
     p.add_argument("--max-passes", type=int, default=None, help="at most this many passes")
     p.add_argument("--scenes", type=int, default=None,
-                   help="whole training scenes to cut cards from (default 12000; 0: none)")
+                   help="whole training scenes to cut cards from (default 20000; 0: none)")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default 1)")
     p.add_argument("--tiny", action="store_true",
                    help="a seconds-long smoke run on a few cards (for CI)")
