@@ -125,7 +125,7 @@ def _card_markdown(card: dict, model_path: Path) -> str:
         " or defocus blur, dim or blown-out light, a small card, heavy JPEG)"),
         (f"- losses: cross-entropy on suit, rank, kind; cosine-margin classifier over the 216 "
         f"cards on the embedding; trained in {tr['seconds'] / 60:.1f} min on "
-        f"{rec['threads']} CPU threads"),
+        f"{rec['threads']} CPU thread{'s' if rec['threads'] != 1 else ''}, rendering included"),
         f"- last epoch: {tr['history'][-1] if tr['history'] else 'n/a'}", "",
         "## Measured accuracy", "",
     ]
