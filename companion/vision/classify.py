@@ -296,10 +296,10 @@ class CardClassifier:
     def classify(self, crops: np.ndarray) -> Classifications:
         h, timing = self.heads(crops)
         t0 = time.perf_counter()
-        chosen = None
+        chosen = detail = None
         if self.profile is not None:
             from companion.vision.assign import assign_once
-            ids, probs = self.profile.card_probabilities(crops, h)
+            ids, probs, detail = self.profile.card_probabilities(crops, h)
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)
         else:
@@ -308,13 +308,16 @@ class CardClassifier:
                 len(h.suit), len(self._card_ids))
             ids = self._card_ids
             dup = np.zeros(len(probs), bool)
-        result = self._decode(h, probs, ids, dup, chosen)
+        result = self._decode(h, probs, ids, dup, chosen, detail)
         timing["decode"] = (time.perf_counter() - t0) * 1e3
         return Classifications(**result, timing_ms=timing)
 
     def _decode(self, h: HeadOutputs, probs: np.ndarray, ids: np.ndarray,
-                dup: np.ndarray, chosen: np.ndarray | None) -> dict:
-        """Top-1 is the most probable card, or the assigned one when a profile assigned."""
+                dup: np.ndarray, chosen: np.ndarray | None,
+                detail: np.ndarray | None = None) -> dict:
+        """Top-1 is the most probable card, or the assigned one when a profile assigned.
+        With a profile, a card whose telling detail matched below the profile's bar is
+        reported no surer than that match."""
         n = len(probs)
         order = np.argsort(-probs, axis=1)[:, :TOP_K] if n else np.zeros((0, TOP_K), int)
         p_card = h.kind[:, 0]
@@ -322,6 +325,10 @@ class CardClassifier:
         is_card = h.kind.argmax(axis=1) == 0
         conf = np.where(is_card, probs[np.arange(n), pick] * p_card,
                         h.kind.max(axis=1)).astype(np.float32)
+        if detail is not None and n:
+            seen = detail[np.arange(n), pick]
+            weak = is_card & (seen < self.profile.weights.detail_bar)
+            conf = np.where(weak, np.minimum(conf, np.clip(seen, 0.0, 1.0)), conf)
         names = ids.tolist()
         top_p = (np.take_along_axis(probs, order, axis=1) * p_card[:, None]).tolist()
         topk = [[(names[j], p) for j, p in zip(row, ps)]
