@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--title", default="Game night", help="name of a new session")
     p.add_argument("--open", action="store_true", help="open the dashboard in a browser")
     p.add_argument("--verbose", action="store_true", help="log every HTTP request")
+    p.add_argument("--profiles-dir", default="profiles",
+                   help="where the Enrol page saves deck profiles and Setup finds them "
+                        "(default: profiles, as `companion enroll`)")
     p.add_argument("--demo-speed", type=float, default=1.0,
                    help="replay the demo this many times faster (default 1)")
     p.set_defaults(handler=_serve)
@@ -87,7 +90,8 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--demo-speed must be above 0 and at most 100, got {args.demo_speed}")
     db = Path(args.db) if args.db else default_db(demo=source in ("demo", "replay"))
     config = {"DATABASE": str(db), "SOURCE": source,
-              "SESSION_TITLE": args.title, "DEMO_SPEED": args.demo_speed}
+              "SESSION_TITLE": args.title, "DEMO_SPEED": args.demo_speed,
+              "PROFILES_DIR": args.profiles_dir}
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '127.0.0.1') else host}:{args.port}/"
     if args.lan:
         token = secrets.token_urlsafe(12)

@@ -48,6 +48,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": MAX_UPLOAD_BYTES,
     "MJPEG_FPS": 12,  # frames a second sent to each live-view viewer
     "SESSION_TITLE": "Game night",
+    "PROFILES_DIR": "profiles",  # deck profiles enrolled on the dashboard (as `companion enroll`)
 }
 
 
@@ -64,14 +65,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         from companion.web.feeds import open_feed
         seed, speed = app.config["DEMO_SEED"], app.config["DEMO_SPEED"]
         rt.capture = CaptureThread(table, hub, lambda: open_feed(str(source), seed, speed),
-                                   loop=(str(source) in ("demo", "replay")))
+                                   loop=(str(source) in ("demo", "replay")),
+                                   profiles_dir=app.config["PROFILES_DIR"])
         rt.capture.start()
     else:
         table.set_camera(ok=False, text="no camera: manual play and uploads only")
     app.extensions["companion"] = rt
 
-    from companion.web import api, media, pages
+    from companion.web import api, enroll, media, pages
     app.register_blueprint(pages.bp)
+    app.register_blueprint(enroll.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(media.bp)
     _install_join_token(app)

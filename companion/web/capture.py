@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
@@ -71,14 +72,16 @@ class FrameHub:
     def __init__(self, quality: int = 75):
         self._cond = threading.Condition()
         self._frame: np.ndarray | None = None
+        self._raw: np.ndarray | None = None  # the camera's own picture, without overlays
         self._seq = 0
         self._jpeg: tuple[int, bytes] | None = None
         self.quality = quality
         self.viewers = 0
 
-    def publish(self, frame: np.ndarray) -> None:
+    def publish(self, frame: np.ndarray, raw: np.ndarray | None = None) -> None:
         with self._cond:
             self._frame = frame
+            self._raw = raw
             self._seq += 1
             self._cond.notify_all()
 
@@ -102,6 +105,11 @@ class FrameHub:
     def latest(self) -> np.ndarray | None:
         with self._cond:
             return None if self._frame is None else self._frame.copy()
+
+    def latest_raw(self) -> np.ndarray | None:
+        """The newest frame as the camera gave it: cards cut from it carry no drawn labels."""
+        with self._cond:
+            return None if self._raw is None else self._raw.copy()
 
 
 def draw_overlays(item: FeedItem) -> np.ndarray | None:
@@ -131,9 +139,10 @@ class CaptureThread(threading.Thread):
     """Reads one feed forever: reopens it when it fails (a camera unplugged), loops demos."""
 
     def __init__(self, table: TableSession, hub: FrameHub, open_feed: Callable[[], Feed],
-                 loop: bool = False, retry_s: float = 0.5):
+                 loop: bool = False, retry_s: float = 0.5, profiles_dir: str = "profiles"):
         super().__init__(name="capture", daemon=True)
         self.table, self.hub, self.open_feed = table, hub, open_feed
+        self.profiles_dir = Path(profiles_dir)
         self.loop, self.retry_s = loop, retry_s
         self._halt = threading.Event()
         self.latencies: list[tuple[int, float]] = []  # (event id, seconds frame -> stored)
@@ -193,7 +202,7 @@ class CaptureThread(threading.Thread):
             self.table.camera.frame = item.index
             annotated = draw_overlays(item)
             if annotated is not None:
-                self.hub.publish(annotated)
+                self.hub.publish(annotated, item.frame)
             now = time.monotonic()
             if now - last_fps_t >= 1.0:
                 self.table.camera.fps = (self.frames - last_fps_n) / (now - last_fps_t)
@@ -218,8 +227,16 @@ class CaptureThread(threading.Thread):
                     return None
                 row = self.table.store.game(live.game_id)
                 return (row.id, row.game, row.players,
-                        {k: v for k, v in row.options.items() if k != "__table__"})
+                        {k: v for k, v in row.options.items() if k != "__table__"},
+                        self._profile_path())
             feed.game_provider = current
+
+    def _profile_path(self) -> str | None:
+        """The saved deck profile the Setup page named, if it exists (Enrol page or
+        `companion enroll` write them to the profiles folder)."""
+        name = str(self.table.settings.get("deck_profile", "") or "")
+        path = self.profiles_dir / f"{name}.npz"
+        return str(path) if name and "/" not in name and path.is_file() else None
 
     def _handle(self, obs: Observation, arrived: float, index: int | None = None) -> None:
         # under the table's lock: a game set up on the dashboard meanwhile is seen here

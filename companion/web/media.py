@@ -20,7 +20,7 @@ bp = Blueprint("media", __name__)
 ALLOWED_UPLOADS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                    ".webp": "image/webp"}
 MAX_PIXELS = 25_000_000
-_classifier_lock = threading.Lock()
+MODEL_LOCK = threading.Lock()  # one onnxruntime session, shared by the pages' requests
 _classifier: dict[str, Any] = {}
 
 
@@ -89,9 +89,9 @@ def decode_upload() -> np.ndarray:
     return img
 
 
-def _get_classifier():
+def classifier_or_503():
     from companion.vision.classify import CardClassifier, ModelError
-    with _classifier_lock:
+    with MODEL_LOCK:
         if "model" not in _classifier:
             try:
                 _classifier["model"] = CardClassifier()
@@ -106,7 +106,7 @@ def _get_classifier():
 def identify_image(img: np.ndarray) -> list[dict[str, Any]]:
     """Every card found in a plain photo (no mat needed), best reading first."""
     from companion.vision.detect import detect_unrectified
-    model = _get_classifier()
+    model = classifier_or_503()
     det = detect_unrectified(img)
     crops = det.crops
     if len(det) == 0:  # a close-up may show no rim: read the centre square as one card
@@ -114,7 +114,7 @@ def identify_image(img: np.ndarray) -> list[dict[str, Any]]:
         s = min(h, w)
         crop = img[(h - s) // 2:(h + s) // 2, (w - s) // 2:(w + s) // 2]
         crops = cv2.resize(crop, (96, 96), interpolation=cv2.INTER_AREA)[None]
-    with _classifier_lock:
+    with MODEL_LOCK:
         cls = model.classify(np.ascontiguousarray(crops))
     out = []
     for i in range(len(cls)):

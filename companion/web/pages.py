@@ -14,6 +14,7 @@ PAGES = (
     ("setup", "/setup", "Setup"),
     ("scoreboard", "/scoreboard", "Scoreboard"),
     ("learn", "/learn", "Learn"),
+    ("enroll", "/enroll", "Enrol a deck"),
     ("manual", "/manual", "Manual play"),
 )
 

@@ -11,6 +11,7 @@ observations, matched to the stored move by the frame it was seen in.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from companion.web.capture import CardOverlay, FeedItem, Observation
 if TYPE_CHECKING:
     from companion.referee import Referee
 
+log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parent.parent.parent
 VIDEO_FORMAT = "ganjifa-companion/synth-game@1"
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov")
@@ -71,12 +73,21 @@ def fixture_videos(root: Path = REPO / "fixtures") -> list[GameVideo]:
     return sorted(out, key=lambda v: (order.get(v.game, 9), str(v.video)))
 
 
-def _classifier(deck: DeckKind | None):
+def _classifier(deck: DeckKind | None, profile: str | None = None):
     try:
         from companion.vision.classify import CardClassifier, ModelError
+        from companion.vision.enroll import ProfileError, load_profile
     except ImportError as e:
         raise VisionUnavailable(f"the vision modules are incomplete: {e}") from None
     try:
+        deck_profile = None
+        if profile:
+            try:
+                deck_profile = load_profile(Path(profile))
+            except ProfileError as e:  # the shipped model alone still reads the cards
+                log.warning("deck profile %s not used: %s", profile, e)
+        if deck_profile is not None and (deck is None or deck_profile.deck is deck):
+            return CardClassifier(profile=deck_profile, threads=1)
         return CardClassifier(deck=deck, threads=1)
     except ModelError as e:
         raise VisionUnavailable(str(e)) from None
@@ -153,8 +164,10 @@ class VisionFeed:
                     wanted = self.game_provider()  # a camera follows the game set up
                     if wanted != followed:
                         followed = wanted
-                        pipeline, zones_mm = self._setup(*(wanted[1:] if wanted
-                                                           else (None, 0, {})))
+                        game, players, options, profile = wanted[1:] if wanted \
+                            else (None, 0, {}, None)
+                        pipeline, zones_mm = self._setup(game, players, options,
+                                                         profile=profile)
                 if frame.index % 30 == 0:
                     self._manual_corners(pipeline, frame.image.shape)
                 if hasattr(pipeline.classifier, "frame"):  # an oracle reads frame by frame
@@ -201,8 +214,9 @@ class VisionFeed:
             pass  # refused when saved; an old bad value is ignored
 
     def _setup(self, game: str | None, players: int, options: dict,
-               video: GameVideo | None = None):
-        """A fresh pipeline and vision referee for ``game`` (None: see, judge nothing)."""
+               video: GameVideo | None = None, profile: str | None = None):
+        """A fresh pipeline and vision referee for ``game`` (None: see, judge nothing),
+        reading cards with the deck ``profile`` (a saved .npz) when one is given."""
         from companion.games import get_game
         from companion.referee import Referee
         from companion.vision.pipeline import Pipeline
@@ -212,7 +226,7 @@ class VisionFeed:
         if self.stages is not None:
             classifier, detector = self.stages(video, deck)
         else:
-            classifier, detector = _classifier(deck), None
+            classifier, detector = _classifier(deck, profile), None
         pipeline = Pipeline(classifier, TableTracker(layout), detector=detector)
         with self._lock:
             self.referee = Referee(game, players, options, layout) if game else None

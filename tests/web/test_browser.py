@@ -218,6 +218,33 @@ def test_learn_page_identifies_an_uploaded_card(server, page, tmp_path):
     assert "Harps" in page.inner_text("#c-suit")
 
 
+def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
+    """The Enrol page on the demo's camera: scan, keep one card's name, confirm, save."""
+    from companion.vision.enroll import load_profile
+    profiles = tmp_path / "profiles"
+    srv = server("--profiles-dir", str(profiles))
+    page.goto(srv.url + "/enroll")
+    deadline = time.monotonic() + 60
+    while not page.query_selector("#e-cards select"):  # the film shows cards within seconds
+        assert time.monotonic() < deadline, page.inner_text("#e-msg")
+        page.click("#e-scan")
+        page.wait_for_function("!document.querySelector('#e-msg').textContent"
+                               ".includes('looking')")
+        time.sleep(0.5)
+    picks = page.query_selector_all("#e-cards select")
+    for sel in picks[1:]:
+        sel.select_option("")  # skip all but the first card
+    if not picks[0].input_value():
+        picks[0].select_option("matsya-1")
+    name = picks[0].input_value()
+    page.click("#e-confirm")
+    page.wait_for_function("document.querySelector('#e-draft').textContent.includes('1 card')")
+    page.fill("#e-name", "table-deck")
+    page.click("#e-save button[type=submit]")
+    page.wait_for_function("document.querySelector('#e-msg').textContent.includes('saved')")
+    assert load_profile(profiles / "table-deck.npz").card_ids == (name,)
+
+
 def test_scoreboard_persists_across_a_server_restart(server, page, tmp_path):
     db = tmp_path / "night.db"
     srv = server(db=db)

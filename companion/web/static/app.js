@@ -300,9 +300,8 @@ async function identify(resp) {
   $("#learn-msg").textContent = "";
 }
 async function initLearn() {
-  const suits = ["surya","chandra","barat","phul","kumancha","ghulam","cheng","shamsher","matsya","kurma","varaha","narasimha","vamana","parashurama","rama","balarama","buddha","kalki"];
-  suits.forEach((s) => $("#pick-suit").append(el("option", { value: s }, s)));
-  ["1","2","3","4","5","6","7","8","9","10","vizier","raja"].forEach((r) => $("#pick-rank").append(el("option", { value: r }, r)));
+  SUIT_IDS.forEach((s) => $("#pick-suit").append(el("option", { value: s }, s)));
+  RANK_IDS.forEach((r) => $("#pick-rank").append(el("option", { value: r }, r)));
   const pick = async () => { const game = App.state && App.state.game ? App.state.game.game : ""; showCard(await api(`/api/card/${$("#pick-suit").value}-${$("#pick-rank").value}?game=${game}`)); };
   $("#pick-suit").onchange = pick; $("#pick-rank").onchange = pick;
   $("#upload-form").onsubmit = async (ev) => {
@@ -314,6 +313,45 @@ async function initLearn() {
     $("#learn-msg").textContent = "reading…";
     try { await identify(await api("/api/identify?from=camera", { method: "POST" })); } catch (e) { $("#learn-msg").textContent = e.message; }
   };
+}
+
+// ---- Enrol a deck -----------------------------------------------------------------------
+const SUIT_IDS = ["surya","chandra","barat","phul","kumancha","ghulam","cheng","shamsher","matsya","kurma","varaha","narasimha","vamana","parashurama","rama","balarama","buddha","kalki"];
+const RANK_IDS = ["1","2","3","4","5","6","7","8","9","10","vizier","raja"];
+function showDraft(d) {
+  $("#e-draft").textContent = d.count ? `${d.count} card(s) confirmed (${d.decks.join(", ")}): ${d.cards.join(", ")}` : "No cards confirmed yet.";
+}
+function cardPicker(index, reading) {
+  const sel = el("select", { "data-index": String(index), "aria-label": `name of card ${index + 1}` }, el("option", { value: "" }, "skip this card"));
+  SUIT_IDS.forEach((s) => RANK_IDS.forEach((r) => sel.append(el("option", { value: `${s}-${r}` }, `${s}-${r}`))));
+  sel.value = reading || "";
+  return sel;
+}
+function initEnroll() {
+  const msg = (t) => { $("#e-msg").textContent = t; };
+  api("/api/enroll").then(showDraft).catch((e) => msg(e.message));
+  $("#e-scan").onclick = async () => {
+    msg("looking for cards…");
+    try {
+      const r = await api("/api/enroll/scan", { method: "POST" });
+      const grid = $("#e-cards"); grid.innerHTML = "";
+      r.cards.forEach((c) => grid.append(el("figure", {}, el("img", { src: c.image, alt: `card ${c.index + 1}` }),
+        el("figcaption", {}, cardPicker(c.index, c.reading), ` ${Math.round(c.confidence * 100)}%`))));
+      $("#e-confirm").hidden = false; showDraft(r.draft);
+      msg(`${r.cards.length} card(s) found: check each name, then confirm`);
+    } catch (e) { msg(e.message); }
+  };
+  $("#e-confirm").onclick = async () => {
+    const labels = {}; document.querySelectorAll("#e-cards select").forEach((s) => { labels[s.dataset.index] = s.value; });
+    try { showDraft(await api("/api/enroll/confirm", { json: { labels } })); $("#e-cards").innerHTML = ""; $("#e-confirm").hidden = true; msg("confirmed: lay out the next cards and scan, or save"); }
+    catch (e) { msg(e.message); }
+  };
+  $("#e-save").onsubmit = async (ev) => {
+    ev.preventDefault();
+    try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim() } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}`); }
+    catch (e) { msg(e.message); }
+  };
+  $("#e-reset").onclick = async () => { try { showDraft(await api("/api/enroll/reset", { method: "POST" })); $("#e-cards").innerHTML = ""; msg(""); } catch (e) { msg(e.message); } };
 }
 
 // ---- Manual play ------------------------------------------------------------------------
@@ -355,7 +393,7 @@ function initManual() {
 }
 
 // ---- start ------------------------------------------------------------------------------
-const PAGES = { table: initTable, played: initPlayed, confirm: initConfirm, setup: initSetup, scoreboard: initScoreboard, learn: initLearn, manual: initManual };
+const PAGES = { table: initTable, played: initPlayed, confirm: initConfirm, setup: initSetup, scoreboard: initScoreboard, learn: initLearn, enroll: initEnroll, manual: initManual };
 (async () => {
   const suitColours = { surya: "46,139,87", chandra: "30,30,30", barat: "40,80,170", phul: "120,72,40", kumancha: "225,190,40", ghulam: "110,50,140", cheng: "235,130,30", shamsher: "190,30,35",
     matsya: "50,110,190", kurma: "60,140,70", varaha: "130,85,50", narasimha: "230,120,30", vamana: "220,185,50", parashurama: "185,35,40", rama: "30,130,130", balarama: "115,55,145", buddha: "200,190,160", kalki: "35,35,35" };

@@ -1,0 +1,147 @@
+"""Live enrolment: lay cards out on the mat, confirm what each one is on the dashboard, and
+save a deck profile, the same kind `companion enroll` builds from a folder of images.
+
+The flow is scan -> confirm -> (scan the next cards -> confirm ...) -> save. A scan cuts every
+card out of the camera's own picture (no drawn labels) and offers the model's reading as each
+card's label. Confirming keeps the labelled crops in a draft that grows across scans, so a
+whole deck can be enrolled a table-full at a time. Saving builds the profile from the draft
+(one image per card, :func:`companion.vision.enroll.enroll_images`) and writes
+``PROFILES_DIR/NAME.npz``. Only confirmed cards are enrolled: nothing is learnt from a guess.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from flask import Blueprint, abort, current_app, jsonify
+
+from companion.web import runtime
+from companion.web.api import json_body, want
+from companion.web.media import MODEL_LOCK, card_or_400, classifier_or_503
+
+bp = Blueprint("enroll", __name__)
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+
+
+@dataclass
+class Draft:
+    """The cards of one enrolment: the last scan's crops and the confirmed ones so far."""
+
+    scan: list[np.ndarray] = field(default_factory=list)
+    cards: dict[str, np.ndarray] = field(default_factory=dict)  # card id -> crop
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _draft() -> Draft:
+    return current_app.extensions.setdefault("companion-enroll", Draft())
+
+
+def _png_data_url(crop: np.ndarray) -> str:
+    ok, buf = cv2.imencode(".png", crop)
+    return "data:image/png;base64," + base64.b64encode(buf.tobytes()).decode() if ok else ""
+
+
+def _summary(d: Draft) -> dict:
+    decks = sorted({card_or_400(c).deck.value for c in d.cards})
+    return {"cards": sorted(d.cards), "count": len(d.cards), "decks": decks}
+
+
+@bp.get("/api/enroll")
+def draft():
+    d = _draft()
+    with d.lock:
+        return jsonify(_summary(d))
+
+
+@bp.post("/api/enroll/scan")
+def scan():
+    """Every card the camera sees now, with the model's reading as the suggested label."""
+    from companion.vision.detect import detect_unrectified
+    frame = runtime().hub.latest_raw()
+    if frame is None:
+        abort(503, "no picture from the camera yet")
+    det = detect_unrectified(frame)
+    if len(det) == 0:
+        abort(422, "no card found: lay the cards face up and apart on the mat, in good light")
+    model = classifier_or_503()
+    with MODEL_LOCK:
+        readings = model.classify(np.ascontiguousarray(det.crops))
+    d = _draft()
+    with d.lock:
+        d.scan = [c.copy() for c in det.crops]
+        cards = [{"index": i, "reading": readings.card_ids[i],
+                  "confidence": round(float(readings.confidence[i]), 3),
+                  "top": [c for c, _p in readings.topk[i]],
+                  "image": _png_data_url(det.crops[i])} for i in range(len(det))]
+        return jsonify(cards=cards, draft=_summary(d))
+
+
+@bp.post("/api/enroll/confirm")
+def confirm():
+    """``labels``: {scan index: card id}; an index left out (or labelled "") is skipped."""
+    data = json_body("labels")
+    labels = want(data, "labels", dict)
+    d = _draft()
+    with d.lock:
+        chosen: dict[str, np.ndarray] = {}
+        for key, cid in labels.items():
+            if not isinstance(cid, str):
+                abort(400, f"the label of card {key!r} must be a card id such as 'surya-7'")
+            if not cid:
+                continue
+            if not (isinstance(key, str) and key.isdigit() and int(key) < len(d.scan)):
+                abort(400, f"no card {key!r} in the last scan ({len(d.scan)} cards); scan again")
+            card = card_or_400(cid)
+            if card.id in chosen:
+                abort(400, f"{card.id} is given to two cards of this scan: each card exists once")
+            chosen[card.id] = d.scan[int(key)]
+        if not chosen:
+            abort(400, "label at least one card")
+        decks = {card_or_400(c).deck for c in [*d.cards, *chosen]}
+        if len(decks) != 1:
+            abort(400, "a profile is one deck; these labels mix "
+                       f"{', '.join(sorted(k.value for k in decks))}")
+        d.cards.update(chosen)  # a card confirmed again takes its newer picture
+        d.scan = []
+        return jsonify(_summary(d))
+
+
+@bp.post("/api/enroll/save")
+def save():
+    from companion.vision.enroll import ProfileError, enroll_images, save_profile
+    data = json_body("name")
+    name = want(data, "name", str)
+    if not NAME.match(name):
+        abort(400, "a profile name is 1-40 letters, digits, '-' or '_', such as 'my-mughal-deck'")
+    path = Path(current_app.config["PROFILES_DIR"]) / f"{name}.npz"
+    if path.exists():
+        abort(409, f"a deck profile named {name!r} exists already; choose another name")
+    model = classifier_or_503()
+    d = _draft()
+    with d.lock:
+        if not d.cards:
+            abort(400, "no confirmed cards yet: scan the mat and confirm the labels first")
+        try:
+            with MODEL_LOCK:
+                profile = enroll_images(dict(d.cards), name, model)
+        except ProfileError as e:
+            abort(400, str(e))
+        save_profile(profile, path)
+        d.cards.clear()
+        return jsonify(path=str(path), name=name, deck=profile.deck.value,
+                       cards=len(profile.card_ids)), 201
+
+
+@bp.post("/api/enroll/reset")
+def reset():
+    d = _draft()
+    with d.lock:
+        d.scan, d.cards = [], {}
+        return jsonify(_summary(d))

@@ -1,0 +1,121 @@
+"""Live enrolment on the dashboard: scan the mat, confirm names, save a deck profile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cards import Card, DeckKind
+from companion.vision.classify import DEFAULT_MODEL, CardClassifier
+from companion.vision.detect import detect_unrectified
+from companion.vision.enroll import load_profile
+from companion.web.capture import CaptureThread
+from companion.web.vision_feed import _classifier
+
+SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes"
+pytestmark = [pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model"),
+              pytest.mark.skipif(not (SCENES / "index.json").is_file(),
+                                 reason="no fixture scenes")]
+
+
+def _table_with_cards(min_cards: int = 4):
+    """A fixture camera picture whose whole face-up cards are of one deck, and the true card
+    at each place the dashboard's scan will find a card."""
+    for js in sorted(SCENES.glob("scene_*.json")):
+        d = json.loads(js.read_text())
+        whole = [c for c in d["cards"] if c["face_up"] and c["visible_fraction"] >= 0.95]
+        if len(whole) < min_cards or len({Card.parse(c["card_id"]).deck for c in whole}) != 1:
+            continue
+        img = cv2.imread(str(SCENES / d["image"]))
+        det = detect_unrectified(img)
+        truth = {}
+        for i, centre in enumerate(det.centers_px):
+            near = [c for c in whole if np.hypot(*(np.array(c["center_px"]) - centre))
+                    < 0.3 * c["radius_px"]]
+            if near:
+                truth[str(i)] = near[0]["card_id"]
+        if len(truth) >= min_cards:
+            return img, truth
+    raise AssertionError("no fixture scene with enough whole cards of one deck")
+
+
+@pytest.fixture
+def enrol_client(make_app, tmp_path):
+    app = make_app(PROFILES_DIR=str(tmp_path / "profiles"))
+    return app, app.test_client()
+
+
+def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_client, tmp_path,
+                                                                       start):
+    app, client = enrol_client
+    assert client.post("/api/enroll/scan").status_code == 503  # no picture yet
+    img, truth = _table_with_cards()
+    # the hub holds what viewers see (with drawn labels) and what the camera saw
+    app.extensions["companion"].hub.publish(np.zeros_like(img), img)
+    r = client.post("/api/enroll/scan")
+    assert r.status_code == 200, r.get_json()
+    cards = r.get_json()["cards"]
+    assert len(cards) >= len(truth)
+    assert all(c["image"].startswith("data:image/png;base64,") for c in cards)
+
+    r = client.post("/api/enroll/confirm", json={"labels": truth})
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["count"] == len(truth)
+    r = client.post("/api/enroll/save", json={"name": "my-deck"})
+    assert r.status_code == 201, r.get_json()
+    path = Path(r.get_json()["path"])
+    assert path == tmp_path / "profiles" / "my-deck.npz"
+    profile = load_profile(path)
+    assert sorted(profile.card_ids) == sorted(truth.values())
+    # the profile reads the cards it was made from, and the draft starts again
+    crops = detect_unrectified(img).crops
+    rows = [int(k) for k in truth]
+    res = CardClassifier(profile=profile).classify(crops[rows])
+    assert sum(a == truth[str(k)] for a, k in zip(res.card_ids, rows)) >= len(rows) - 1
+    assert client.get("/api/enroll").get_json()["count"] == 0
+    # a game set up with this profile's name is read with it by the camera's pipeline
+    start(client, deck_profile="my-deck")
+    rt = app.extensions["companion"]
+    capture = CaptureThread(rt.table, rt.hub, lambda: None,
+                            profiles_dir=app.config["PROFILES_DIR"])
+    assert capture._profile_path() == str(path)
+    assert _classifier(profile.deck, str(path)).profile is not None
+    other = next(d for d in DeckKind if d is not profile.deck)
+    assert _classifier(other, str(path)).profile is None  # another deck's game: the model
+    path.with_name("broken.npz").write_bytes(b"not a profile")
+    assert _classifier(profile.deck, str(path.with_name("broken.npz"))).profile is None
+    # no profile is overwritten
+    client.post("/api/enroll/scan")
+    client.post("/api/enroll/confirm", json={"labels": truth})
+    r = client.post("/api/enroll/save", json={"name": "my-deck"})
+    assert r.status_code == 409 and "exists" in r.get_json()["error"]
+
+
+def test_bad_enrolment_requests_are_refused_with_a_reason(enrol_client):
+    app, client = enrol_client
+    img, truth = _table_with_cards()
+    app.extensions["companion"].hub.publish(img, img)
+    r = client.post("/api/enroll/save", json={"name": "x"})
+    assert r.status_code == 400 and "no confirmed cards" in r.get_json()["error"]
+    client.post("/api/enroll/scan")
+    first, second = list(truth)[:2]
+    cases = [
+        ({"labels": {first: "joker-1"}}, "joker"),
+        ({"labels": {first: "surya-7", second: "surya-7"}}, "each card exists once"),
+        ({"labels": {"99": "surya-7"}}, "no card '99'"),
+        ({"labels": {first: ""}}, "at least one"),
+        ({"labels": {first: "surya-7", second: "matsya-7"}}, "one deck"),
+        ({"labels": [1]}, "'labels' must be"),
+    ]
+    for body, why in cases:
+        r = client.post("/api/enroll/confirm", json=body)
+        assert r.status_code == 400 and why in r.get_json()["error"], (body, r.get_json())
+    assert client.get("/api/enroll").get_json()["count"] == 0  # nothing half-taken
+    assert client.post("/api/enroll/confirm", json={"labels": {first: "surya-7"}}).status_code == 200
+    r = client.post("/api/enroll/save", json={"name": "../escape"})
+    assert r.status_code == 400 and "profile name" in r.get_json()["error"]
+    assert client.get("/enroll").status_code == 200
