@@ -63,23 +63,31 @@ def draft():
 @bp.post("/api/enroll/scan")
 def scan():
     """Every card the camera sees now, with the model's reading as the suggested label."""
-    from companion.vision.detect import detect_unrectified
+    from companion.vision.calibration import CalibrationError, MatCalibrator
+    from companion.vision.detect import CardDetector, detect_unrectified
     frame = runtime().hub.latest_raw()
     if frame is None:
         abort(503, "no picture from the camera yet")
-    det = detect_unrectified(frame)
-    if len(det) == 0:
-        abort(422, "no card found: lay the cards face up and apart on the mat, in good light")
+    try:  # on the mat, cards are found as the game's pipeline finds them
+        det = CardDetector().detect(frame, MatCalibrator().calibrate(frame))
+    except CalibrationError:
+        det = detect_unrectified(frame)
     model = classifier_or_503()
     with MODEL_LOCK:
-        readings = model.classify(np.ascontiguousarray(det.crops))
+        readings = model.classify(np.ascontiguousarray(det.crops)) if len(det) else None
+    # face-down cards and empty places (a zone ring printed on the mat) are not offered
+    shown = [i for i in range(len(det)) if readings is not None and readings.card_ids[i]]
+    if not shown:
+        abort(422, "no face-up card found: lay the cards face up and apart on the mat, "
+                   "in good light")
     d = _draft()
     with d.lock:
-        d.scan = [c.copy() for c in det.crops]
-        cards = [{"index": i, "reading": readings.card_ids[i],
+        d.scan = [det.crops[i].copy() for i in shown]
+        cards = [{"index": k, "reading": readings.card_ids[i],
                   "confidence": round(float(readings.confidence[i]), 3),
                   "top": [c for c, _p in readings.topk[i]],
-                  "image": _png_data_url(det.crops[i])} for i in range(len(det))]
+                  "center_px": [round(float(v), 1) for v in det.centers_px[i]],
+                  "image": _png_data_url(det.crops[i])} for k, i in enumerate(shown)]
         return jsonify(cards=cards, draft=_summary(d))
 
 
