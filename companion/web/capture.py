@@ -236,7 +236,7 @@ class CaptureThread(threading.Thread):
         `companion enroll` write them to the profiles folder)."""
         name = str(self.table.settings.get("deck_profile", "") or "")
         path = self.profiles_dir / f"{name}.npz"
-        return str(path) if name and "/" not in name and path.is_file() else None
+        return str(path) if name and Path(name).name == name and path.is_file() else None
 
     def _handle(self, obs: Observation, arrived: float, index: int | None = None) -> None:
         # under the table's lock: a game set up on the dashboard meanwhile is seen here

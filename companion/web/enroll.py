@@ -7,6 +7,8 @@ card's label. Confirming keeps the labelled crops in a draft that grows across s
 whole deck can be enrolled a table-full at a time. Saving builds the profile from the draft
 (one image per card, :func:`companion.vision.enroll.enroll_images`) and writes
 ``PROFILES_DIR/NAME.npz``. Only confirmed cards are enrolled: nothing is learnt from a guess.
+The confirmed cards are kept on disk as they grow (``PROFILES_DIR/.enroll-draft.npz``), so a
+restarted dashboard goes on where the enrolment stood.
 """
 
 from __future__ import annotations
@@ -39,8 +41,34 @@ class Draft:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+DRAFT_FILE = ".enroll-draft.npz"
+
+
 def _draft() -> Draft:
-    return current_app.extensions.setdefault("companion-enroll", Draft())
+    ext = current_app.extensions
+    if "companion-enroll" not in ext:
+        d = Draft()
+        path = Path(current_app.config["PROFILES_DIR"]) / DRAFT_FILE
+        if path.is_file():
+            try:
+                with np.load(path) as z:
+                    d.cards = {k: z[k] for k in z.files}
+            except (OSError, ValueError) as e:
+                current_app.logger.warning("enrolment draft %s unreadable: %s", path, e)
+        ext.setdefault("companion-enroll", d)
+    return ext["companion-enroll"]
+
+
+def _keep(d: Draft) -> None:
+    """Write the confirmed cards to disk, or remove the file when there are none."""
+    path = Path(current_app.config["PROFILES_DIR"]) / DRAFT_FILE
+    if d.cards:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, **d.cards)
+        tmp.replace(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _png_data_url(crop: np.ndarray) -> str:
@@ -118,6 +146,7 @@ def confirm():
                        f"{', '.join(sorted(k.value for k in decks))}")
         d.cards.update(chosen)  # a card confirmed again takes its newer picture
         d.scan = []
+        _keep(d)
         return jsonify(_summary(d))
 
 
@@ -143,6 +172,7 @@ def save():
             abort(400, str(e))
         save_profile(profile, path)
         d.cards.clear()
+        _keep(d)
         return jsonify(path=str(path), name=name, deck=profile.deck.value,
                        cards=len(profile.card_ids)), 201
 
@@ -152,4 +182,5 @@ def reset():
     d = _draft()
     with d.lock:
         d.scan, d.cards = [], {}
+        _keep(d)
         return jsonify(_summary(d))

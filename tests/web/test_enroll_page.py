@@ -52,7 +52,7 @@ def enrol_client(make_app, tmp_path):
 
 
 def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_client, tmp_path,
-                                                                       start):
+                                                                       start, make_app):
     app, client = enrol_client
     assert client.post("/api/enroll/scan").status_code == 503  # no picture yet
     img, whole = _table_with_cards()
@@ -70,6 +70,11 @@ def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_clie
     r = client.post("/api/enroll/confirm", json={"labels": truth})
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["count"] == len(truth)
+    # a restarted dashboard goes on with the cards confirmed so far
+    app = make_app(PROFILES_DIR=app.config["PROFILES_DIR"])
+    client = app.test_client()
+    app.extensions["companion"].hub.publish(img, img)
+    assert client.get("/api/enroll").get_json()["cards"] == sorted(truth.values())
     r = client.post("/api/enroll/save", json={"name": "my-deck"})
     assert r.status_code == 201, r.get_json()
     path = Path(r.get_json()["path"])
@@ -82,6 +87,7 @@ def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_clie
     res = CardClassifier(profile=profile).classify(crops)
     assert sum(a == b for a, b in zip(res.card_ids, truth.values())) >= len(truth) - 1
     assert client.get("/api/enroll").get_json()["count"] == 0
+    assert not (path.parent / ".enroll-draft.npz").exists()
     # a game set up with this profile's name is read with it by the camera's pipeline
     start(client, deck_profile="my-deck")
     rt = app.extensions["companion"]
