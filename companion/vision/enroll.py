@@ -107,6 +107,8 @@ class DeckProfile:
         if w.fine:
             fine, detail = self._fine(crops, s, suits)
             s += w.fine * fine
+        else:  # no detail compared: nothing to hold a reading back
+            detail[:] = 1.0
         return s.astype(np.float32), detail
 
     def _fine(self, crops: np.ndarray, coarse: np.ndarray, suits: list[str]
