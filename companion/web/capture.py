@@ -232,11 +232,13 @@ class CaptureThread(threading.Thread):
             feed.game_provider = current
 
     def _profile_path(self) -> str | None:
-        """The saved deck profile the Setup page named, if it exists (Enrol page or
-        `companion enroll` write them to the profiles folder)."""
+        """Where the deck profile the Setup page named is saved (the Enrol page and
+        `companion enroll` write them to the profiles folder). Asked on every frame, so it
+        touches no disk: the feed loads it once per game and falls back to the model alone
+        when it is missing."""
         name = str(self.table.settings.get("deck_profile", "") or "")
-        path = self.profiles_dir / f"{name}.npz"
-        return str(path) if name and Path(name).name == name and path.is_file() else None
+        return str(self.profiles_dir / f"{name}.npz") if name and Path(name).name == name \
+            else None
 
     def _handle(self, obs: Observation, arrived: float, index: int | None = None) -> None:
         # under the table's lock: a game set up on the dashboard meanwhile is seen here

@@ -44,11 +44,15 @@ class Draft:
 DRAFT_FILE = ".enroll-draft.npz"
 
 
+def _draft_path() -> Path:
+    return Path(current_app.config["PROFILES_DIR"]) / DRAFT_FILE
+
+
 def _draft() -> Draft:
     ext = current_app.extensions
     if "companion-enroll" not in ext:
         d = Draft()
-        path = Path(current_app.config["PROFILES_DIR"]) / DRAFT_FILE
+        path = _draft_path()
         if path.is_file():
             try:
                 with np.load(path) as z:
@@ -61,7 +65,7 @@ def _draft() -> Draft:
 
 def _keep(d: Draft) -> None:
     """Write the confirmed cards to disk, or remove the file when there are none."""
-    path = Path(current_app.config["PROFILES_DIR"]) / DRAFT_FILE
+    path = _draft_path()
     if d.cards:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
