@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from companion.layouts import load_layout
 from companion.vision.calibration import CalibrationError, MatCalibrator
 from companion.vision.detect import CardDetector
+from companion.vision.enroll import enroll_images
 from companion.vision.pipeline import STAGES, Pipeline
 from companion.vision.source import Frame, open_source
 from companion.vision.track import TableTracker
@@ -60,7 +61,8 @@ class _NoModel:
 
 # ---- 1. speed -----------------------------------------------------------------------------
 
-def twenty_card_table(seed: int = 11) -> np.ndarray:
+def twenty_card_table(seed: int = 11):
+    """A 1280x720 picture of about 20 face-up cards on the whole mat, and its scene spec."""
     import dataclasses
 
     from companion.synth.camera import random_pose
@@ -75,7 +77,7 @@ def twenty_card_table(seed: int = 11) -> np.ndarray:
         scene = render_scene(dataclasses.replace(spec, camera=cam))
         if len(scene.markers_visible) >= 3 and \
                 sum(t.visible_fraction > 0.6 for t in scene.truth) >= 16:
-            return scene.image
+            return scene.image, spec
     raise RuntimeError("no 20-card scene with the whole mat in view")
 
 
@@ -99,22 +101,42 @@ def _speed_run(image: np.ndarray, frames: int, classifier, reuse: bool) -> dict:
             "cards": statistics.median(found)}
 
 
+def _table_profile(spec, classifier):
+    """The profile a player would enrol for the deck on the table (the deck most of its
+    cards are from, in the table's art and print): what "Enrol a deck" builds."""
+    from collections import Counter
+
+    from companion.cards import deck_cards
+    from companion.synth.decks import card_image
+    deck, _ = Counter(p.card.deck for p in spec.cards).most_common(1)[0]
+    first = spec.cards[0]
+    faces = {c.id: card_image(first.source, c, first.seed, 112) for c in deck_cards(deck)}
+    return enroll_images(faces, "table-deck", classifier)
+
+
 def bench_speed(frames: int) -> dict:
-    """Two ways to run the same 20-card table: every crop read on every frame with one
-    rotation (the model's raw cost), and as served (cards read with four quarter-turns,
-    and only when their crop changed, see companion.vision.reuse)."""
-    image = twenty_card_table()
+    """Four ways to run the same 20-card table: every crop read on every frame with one
+    rotation (the model's raw cost), as served (cards read with four quarter-turns, and
+    only when their crop changed, see companion.vision.reuse), and both again with an
+    profile enrolled from the table's own deck."""
+    image, spec = twenty_card_table()
     have_model = MODEL.is_file()
-    configs = [("every crop, every frame, 1 rotation", 1, False),
-               ("as served: changed crops, 4 rotations", 4, True)]
+    configs = [("every crop, every frame, 1 rotation", 1, False, False),
+               ("as served: changed crops, 4 rotations", 4, True, False),
+               ("every crop, every frame, enrolled deck profile", 1, False, True),
+               ("as served with an enrolled deck profile", 4, True, True)]
     out = {}
     print(f"\n## Speed: 1280x720, 20 cards, {frames} frames, "
           f"{cv2.getNumThreads()} OpenCV threads; classifier: "
           f"{'shipped model' if have_model else 'NONE (no model yet; classify not timed)'}")
-    for label, rotations, reuse in configs:
+    profile = None
+    for label, rotations, reuse, enrolled in configs:
         if have_model:
             from companion.vision.classify import CardClassifier
-            classifier = CardClassifier(MODEL, rotations=rotations)
+            if enrolled and profile is None:
+                profile = _table_profile(spec, CardClassifier(MODEL))
+            classifier = CardClassifier(MODEL, rotations=rotations,
+                                        profile=profile if enrolled else None)
         else:
             classifier = _NoModel()
         r = _speed_run(image, frames, classifier, reuse)

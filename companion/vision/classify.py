@@ -309,8 +309,24 @@ class CardClassifier:
             ids = self._card_ids
             dup = np.zeros(len(probs), bool)
         result = self._decode(h, probs, ids, dup, chosen, detail)
+        if self.profile is not None:
+            result["confidence"] = self._backed_by_model(h, result)
         timing["decode"] = (time.perf_counter() - t0) * 1e3
         return Classifications(**result, timing_ms=timing)
+
+    def _backed_by_model(self, h: HeadOutputs, result: dict) -> np.ndarray:
+        """An enrolled reading is at least as sure as the model alone when the model names
+        the same card. The profile's comparisons are made for art the model never saw; on
+        a deck it knows (our own, enrolled on the dashboard) they hold sure cards back."""
+        n = len(h.suit)
+        conf = result["confidence"]
+        if not n:
+            return conf
+        p = (h.suit[:, :, None] * h.rank[:, None, :]).reshape(n, len(self._card_ids))
+        top = p.argmax(axis=1)
+        model_conf = p[np.arange(n), top] * h.kind[:, 0]
+        same = np.array([cid == self._card_ids[t] for cid, t in zip(result["card_ids"], top)])
+        return np.where(same, np.maximum(conf, model_conf), conf).astype(np.float32)
 
     def _decode(self, h: HeadOutputs, probs: np.ndarray, ids: np.ndarray,
                 dup: np.ndarray, chosen: np.ndarray | None,

@@ -123,6 +123,25 @@ def test_enrolled_profile_reads_rotated_cards_and_survives_a_round_trip(tmp_path
 
 
 @needs_model
+def test_a_deck_the_model_knows_is_read_at_least_as_surely_once_enrolled():
+    """Enrolling our own art (as the dashboard's page does) must not turn the model's sure
+    readings into questions: the profile's comparisons are made for art the model never saw."""
+    bar = TableTracker().min_confidence
+    cards = deck_cards(DeckKind.MUGHAL)
+    clf = CardClassifier(deck=DeckKind.MUGHAL)
+    profile = enroll_images({c.id: _face(c, 6, 2) for c in cards}, "own", clf)
+    rng = np.random.default_rng(21)
+    shown = [cards[int(i)] for i in rng.choice(len(cards), 40, replace=False)]
+    crops = np.stack([place_card(_face(c, 6, 2), rng) for c in shown])
+    alone = clf.classify(crops)
+    enrolled = CardClassifier(profile=profile).classify(crops)
+    sure_alone = alone.confidence >= bar
+    sure_enrolled = enrolled.confidence >= bar
+    assert sure_enrolled.sum() >= sure_alone.sum() >= 20
+    assert all(cid == c.id for cid, c, s in zip(enrolled.card_ids, shown, sure_enrolled) if s)
+
+
+@needs_model
 def test_profile_classifier_flags_two_crops_of_one_card():
     clf = CardClassifier()
     cards = deck_cards(DeckKind.MUGHAL)[:12]
