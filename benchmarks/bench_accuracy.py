@@ -178,7 +178,7 @@ def choice_scenes(clf: CardClassifier, count: int, seed: int = CHOICE_SEED) -> d
             sure += bool(cid is not None and conf >= SURE)
             sure_wrong += bool(cid is not None and conf >= SURE and cid != t)
     return {"top-1": [right, n], f"read at the tracker's bar ({SURE})": [sure, n],
-            "wrong among those": [sure_wrong, max(sure, 1)]}
+            "wrong among those": [sure_wrong, sure]}
 
 
 def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> dict | None:
@@ -244,10 +244,10 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
     return {"zero-shot": [right_z, n], "zero-shot suit only": [suit_z, n],
             "zero-shot rank only": [rank_z, n], "zero-shot, number cards": [numbers_right, numbers],
             f"zero-shot, read surely (>= {SURE})": [sure_z, n],
-            "zero-shot, read surely but wrong": [sure_wrong_z, max(sure_z, 1)],
+            "zero-shot, read surely but wrong": [sure_wrong_z, sure_z],
             "enrolled": [right_e, n], "enrolled, gentle conditions": [right_g, n_g],
             f"enrolled, read surely (>= {SURE})": [sure, n], "enrolled, read surely but wrong":
-            [sure_wrong, max(sure, 1)],
+            [sure_wrong, sure],
             "enrol seconds": enrol_s, "enrolled ms per 20 crops": statistics.median(frame_ms)}
 
 
@@ -270,7 +270,9 @@ def speed(clf: CardClassifier, runs: int = 200) -> dict:
 
 
 def _pct(v) -> str:
-    return f"{100 * v[0] / max(v[1], 1):.2f}% ({v[0]}/{v[1]})"
+    if not v[1]:
+        return f"none ({v[0]}/0)"
+    return f"{100 * v[0] / v[1]:.2f}% ({v[0]}/{v[1]})"
 
 
 def main(argv=None) -> int:
