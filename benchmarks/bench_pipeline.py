@@ -117,7 +117,7 @@ def _table_profile(spec, classifier):
 def bench_speed(frames: int) -> dict:
     """Four ways to run the same 20-card table: every crop read on every frame with one
     rotation (the model's raw cost), as served (cards read with four quarter-turns, and
-    only when their crop changed, see companion.vision.reuse), and both again with an
+    only when their crop changed, see companion.vision.reuse), and both again with a
     profile enrolled from the table's own deck."""
     image, spec = twenty_card_table()
     have_model = MODEL.is_file()
