@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from companion.cards import Card, CardIdError, DeckKind, Suit
 from companion.vision import cues
@@ -145,8 +146,7 @@ class DeckProfile:
                 members = np.flatnonzero(suit_arr == su)
                 aligned = _align(q_grey[i], self.grey[refs[su]])
                 box = _box(self.suit_weights[su])
-                for j in members:
-                    fine[i, j] = _local_match(aligned, self.grey[j], box)
+                fine[i, members] = _local_matches(aligned, self.grey[members], box)
                 detail[i, members] = fine[i, members]
                 # Relative to the suit's best card: the fine stage picks the card within a
                 # suit; which suit stays the coarse evidence's call.
@@ -251,20 +251,36 @@ def _box(weights: np.ndarray, pad: int = 2) -> tuple[int, int, int, int]:
             max(0, xs.min() - pad), min(n, xs.max() + 1 + pad))
 
 
-def _local_match(aligned: np.ndarray, template: np.ndarray, box, search: int = 5) -> float:
-    """Best correlation of the template's differing region within a few pixels of where it
-    should be in the aligned crop: residual perspective and scale move a rim numeral."""
+def _local_matches(aligned: np.ndarray, templates: np.ndarray, box, search: int = 5
+                   ) -> np.ndarray:
+    """For each template (K, 96, 96): the best correlation (cv2's TM_CCOEFF_NORMED) of its
+    differing region within a few pixels of where it should be in the aligned crop, since
+    residual perspective and scale move a rim numeral. One matrix product per scale for the
+    whole suit, where matching each card's region on its own cost 24 OpenCV calls a crop."""
     y0, y1, x0, x1 = box
     n = aligned.shape[0]
     area = aligned[max(0, y0 - search):min(n, y1 + search), max(0, x0 - search):min(n, x1 + search)]
-    patch = template[y0:y1, x0:x1]
-    best = -1.0
+    best = np.full(len(templates), -1.0, np.float32)
     for sc in LOCAL_SCALES:
-        p = patch if sc == 1.0 else cv2.resize(patch, None, fx=sc, fy=sc,
-                                               interpolation=cv2.INTER_LINEAR)
-        if p.shape[0] > area.shape[0] or p.shape[1] > area.shape[1] or min(p.shape) < 4:
+        patches = templates[:, y0:y1, x0:x1]
+        if sc != 1.0:
+            patches = np.stack([cv2.resize(p, None, fx=sc, fy=sc, interpolation=cv2.INTER_LINEAR)
+                                for p in patches])
+        h, w = patches.shape[1:]
+        if h > area.shape[0] or w > area.shape[1] or min(h, w) < 4:
             continue
-        best = max(best, float(cv2.matchTemplate(area, p, cv2.TM_CCOEFF_NORMED).max()))
+        t = patches.reshape(len(patches), -1)
+        t = t - t.mean(axis=1, keepdims=True)
+        t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-6)
+        # With zero-mean templates a window's own mean drops out of the product; only its
+        # spread is needed, from sums over each window.
+        dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.T
+        s1 = sliding_window_view(cv2.integral(area, sdepth=cv2.CV_64F), (h + 1, w + 1))
+        s2 = sliding_window_view(cv2.integral(area * area, sdepth=cv2.CV_64F), (h + 1, w + 1))
+        total = (s1[..., -1, -1] - s1[..., 0, -1] - s1[..., -1, 0] + s1[..., 0, 0]).ravel()
+        sq = (s2[..., -1, -1] - s2[..., 0, -1] - s2[..., -1, 0] + s2[..., 0, 0]).ravel()
+        spread = np.sqrt(np.maximum(sq - total * total / (h * w), 1e-12))
+        best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
     return best
 
 

@@ -238,6 +238,28 @@ def test_a_number_card_whose_numeral_is_covered_is_not_read_surely(mughal_profil
         assert least_sure <= int(np.sum(res.confidence >= bar)) <= most_sure
 
 
+def test_local_matches_agree_with_opencvs_normalised_correlation():
+    from companion.vision.enroll import LOCAL_SCALES, _local_matches
+    rng = np.random.default_rng(4)
+    aligned = cv2.GaussianBlur(rng.random((96, 96)).astype(np.float32), (5, 5), 1.5)
+    templates = np.stack([np.roll(aligned, (dy, dx), axis=(0, 1))
+                          for dy, dx in ((0, 0), (2, -3), (9, 9))]).astype(np.float32)
+    templates[2] = cv2.GaussianBlur(rng.random((96, 96)).astype(np.float32), (5, 5), 1.5)
+    box = (20, 50, 30, 70)
+    y0, y1, x0, x1 = box
+    area = aligned[y0 - 5:y1 + 5, x0 - 5:x1 + 5]
+    expected = []
+    for t in templates:
+        patch = t[y0:y1, x0:x1]
+        expected.append(max(float(cv2.matchTemplate(area, cv2.resize(patch, None, fx=s, fy=s)
+                                                    if s != 1.0 else patch,
+                                                    cv2.TM_CCOEFF_NORMED).max())
+                            for s in LOCAL_SCALES))
+    got = _local_matches(aligned, templates, box)
+    assert got == pytest.approx(expected, abs=1e-4)
+    assert got[0] == pytest.approx(1.0, abs=1e-4) and got[1] > 0.99 and got[2] < 0.5
+
+
 def test_recentre_puts_an_off_centre_card_back_in_the_middle():
     face = cv2.resize(_face(Card.parse("surya-7"), 0, 0), (96, 96), interpolation=cv2.INTER_AREA)
     alpha = face[:, :, 3:] / 255.0
