@@ -8,8 +8,9 @@ A :class:`DeckProfile` holds, per enrolled card:
 - the pip count measured by :mod:`companion.vision.cues` (number cards);
 and per suit the mean colour signature.
 
-Recognition scores every (crop, enrolled card) pair by combining these with the model's
-suit and rank heads; :mod:`companion.vision.assign` then gives a frame's crops distinct
+The image comparisons themselves (polar templates, re-centring, alignment, local detail
+matches) are in :mod:`companion.vision.match`. Recognition scores every (crop, enrolled
+card) pair by combining these with the model's suit and rank heads; :mod:`companion.vision.assign` then gives a frame's crops distinct
 cards (each card exists once in a deck) and flags a crop whose best card was taken by a
 better-matching crop as a possible duplicate.
 """
@@ -24,16 +25,22 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from companion.cards import Card, CardIdError, DeckKind, Suit
 from companion.vision import cues
 from companion.vision.crops import CROP_PX, GENTLE, place_card
+from companion.vision.match import (
+    align,
+    grey,
+    local_matches,
+    polar_similarity,
+    polar_templates,
+    recentre,
+)
 
 if TYPE_CHECKING:
     from companion.vision.classify import CardClassifier, HeadOutputs
 
-POLAR_ANGLES, POLAR_RADII = 96, 28
 VIEWS = 12
 PROFILE_VERSION = 1
 
@@ -130,7 +137,7 @@ class DeckProfile:
         detail = np.full((n, m), -1.0, np.float32)
         suit_arr = np.array(suits)
         refs = {su: int(np.flatnonzero(suit_arr == su)[0]) for su in set(suits)}
-        q_grey = [_grey(c) for c in crops]
+        q_grey = [grey(c) for c in crops]
         for i in range(n):
             order = np.argsort(-coarse[i])
             best_suits: list[str] = []
@@ -144,9 +151,9 @@ class DeckProfile:
             got = np.zeros(m, bool)
             for su in best_suits:
                 members = np.flatnonzero(suit_arr == su)
-                aligned = _align(q_grey[i], self.grey[refs[su]])
+                aligned = align(q_grey[i], self.grey[refs[su]])
                 box = _box(self.suit_weights[su])
-                fine[i, members] = _local_matches(aligned, self.grey[members], box)
+                fine[i, members] = local_matches(aligned, self.grey[members], box)
                 detail[i, members] = fine[i, members]
                 # Relative to the suit's best card: the fine stage picks the card within a
                 # suit; which suit stays the coarse evidence's call.
@@ -168,63 +175,6 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-# -- rotation-invariant templates -----------------------------------------------------------
-
-def polar_templates(crops: np.ndarray) -> np.ndarray:
-    """(N, 96, 96, 3) BGR -> (N, 3, A, R) Lab polar images, each channel zero-mean unit-norm."""
-    out = np.empty((len(crops), 3, POLAR_ANGLES, POLAR_RADII), np.float32)
-    for i, crop in enumerate(crops):
-        n = crop.shape[0]
-        lab = cv2.cvtColor(cv2.GaussianBlur(crop, (0, 0), 1.2), cv2.COLOR_BGR2LAB)
-        polar = cv2.warpPolar(lab.astype(np.float32), (POLAR_RADII, POLAR_ANGLES),
-                              ((n - 1) / 2, (n - 1) / 2), 0.9 * n / 2,
-                              cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR)
-        p = polar.transpose(2, 0, 1)  # (3, A, R)
-        p = p - p.mean(axis=(1, 2), keepdims=True)
-        p /= np.linalg.norm(p.reshape(3, -1), axis=1)[:, None, None] + 1e-3
-        out[i] = p
-    return out
-
-
-def polar_similarity(query: np.ndarray, templates: np.ndarray) -> np.ndarray:
-    """Best normalised correlation over all rotations: (N, 3, A, R) x (M, ...) -> (N, M)."""
-    if len(query) == 0 or len(templates) == 0:
-        return np.zeros((len(query), len(templates)), np.float32)
-    qf = np.fft.rfft(query, axis=2)  # (N, 3, F, R)
-    tf = np.fft.rfft(templates, axis=2)
-    n, m, f = len(query), len(templates), qf.shape[2]
-    # For every frequency, one complex matmul over (channel, radius).
-    q = qf.transpose(2, 0, 1, 3).reshape(f, n, -1)
-    t = tf.transpose(2, 0, 1, 3).reshape(f, m, -1)
-    cross = q @ np.conj(t).transpose(0, 2, 1)  # (F, N, M)
-    corr = np.fft.irfft(cross.transpose(1, 2, 0), n=POLAR_ANGLES, axis=2)
-    return (corr.max(axis=2) / 3.0).astype(np.float32)
-
-
-def recentre(crop: np.ndarray) -> np.ndarray:
-    """The crop shifted so that the card's rim circle is centred in it.
-
-    The detector's crop can be a few per cent off centre. The rotation-invariant
-    comparisons below turn the crop about its centre, so an off-centre crop moves a rim
-    numeral along a wrong circle. That cost the most under camera jitter: 65% of
-    off-centre crops read right, 98% once centred. The crop is kept as it is when no rim
-    is found near the expected radius, or when the circle found is implausibly far off.
-    """
-    n = crop.shape[0]
-    g = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
-    found = cv2.HoughCircles(g, cv2.HOUGH_GRADIENT, dp=1, minDist=n, param1=60, param2=15,
-                             minRadius=int(0.40 * n), maxRadius=int(0.54 * n))
-    if found is None:
-        return crop
-    x, y, _ = found[0][0]
-    dx, dy = (n - 1) / 2 - x, (n - 1) / 2 - y
-    if np.hypot(dx, dy) > 0.1 * n:
-        return crop
-    shift = np.float32([[1, 0, dx], [0, 1, dy]])
-    return cv2.warpAffine(crop, shift, (n, n), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
-
-
 def _disc(n: int = CROP_PX, frac: float = 0.92) -> np.ndarray:
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) - (n - 1) / 2
     return (np.hypot(xx, yy) <= frac * n / 2).astype(np.float32)
@@ -233,119 +183,12 @@ def _disc(n: int = CROP_PX, frac: float = 0.92) -> np.ndarray:
 _DISC = _disc()
 
 
-def _grey(crop: np.ndarray) -> np.ndarray:
-    """Grey, lightly blurred, and contrast-normalised locally so that a shadow edge or a
-    dim corner changes little: (g - local mean) / local spread."""
-    g = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
-    mean = cv2.GaussianBlur(g, (0, 0), 5.0)
-    d = g - mean
-    spread = np.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5.0))
-    return d / (spread + 4.0)
-
-
 def _box(weights: np.ndarray, pad: int = 2) -> tuple[int, int, int, int]:
     """(y0, y1, x0, x1) around where a suit's cards differ most."""
     ys, xs = np.nonzero(weights > 0.3 * weights.max())
     n = weights.shape[0]
     return (max(0, ys.min() - pad), min(n, ys.max() + 1 + pad),
             max(0, xs.min() - pad), min(n, xs.max() + 1 + pad))
-
-
-def _local_matches(aligned: np.ndarray, templates: np.ndarray, box, search: int = 5
-                   ) -> np.ndarray:
-    """For each template (K, 96, 96): the best correlation (cv2's TM_CCOEFF_NORMED) of its
-    differing region within a few pixels of where it should be in the aligned crop, since
-    residual perspective and scale move a rim numeral. One matrix product per scale for the
-    whole suit, where matching each card's region on its own cost 24 OpenCV calls a crop."""
-    y0, y1, x0, x1 = box
-    n = aligned.shape[0]
-    area = aligned[max(0, y0 - search):min(n, y1 + search), max(0, x0 - search):min(n, x1 + search)]
-    best = np.full(len(templates), -1.0, np.float32)
-    for sc in LOCAL_SCALES:
-        patches = templates[:, y0:y1, x0:x1]
-        if sc != 1.0:
-            patches = np.stack([cv2.resize(p, None, fx=sc, fy=sc, interpolation=cv2.INTER_LINEAR)
-                                for p in patches])
-        h, w = patches.shape[1:]
-        if h > area.shape[0] or w > area.shape[1] or min(h, w) < 4:
-            continue
-        t = patches.reshape(len(patches), -1)
-        t = t - t.mean(axis=1, keepdims=True)
-        t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-6)
-        # With zero-mean templates a window's own mean drops out of the product; only its
-        # spread is needed, from sums over each window.
-        dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.T
-        s1 = sliding_window_view(cv2.integral(area, sdepth=cv2.CV_64F), (h + 1, w + 1))
-        s2 = sliding_window_view(cv2.integral(area * area, sdepth=cv2.CV_64F), (h + 1, w + 1))
-        total = (s1[..., -1, -1] - s1[..., 0, -1] - s1[..., -1, 0] + s1[..., 0, 0]).ravel()
-        sq = (s2[..., -1, -1] - s2[..., 0, -1] - s2[..., -1, 0] + s2[..., 0, 0]).ravel()
-        spread = np.sqrt(np.maximum(sq - total * total / (h * w), 1e-12))
-        best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
-    return best
-
-
-def _rotated(img: np.ndarray, degrees: float, shift=(0.0, 0.0), scale: float = 1.0
-             ) -> np.ndarray:
-    n = img.shape[0]
-    m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), degrees, scale)
-    m[:, 2] += shift
-    return cv2.warpAffine(img, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-
-
-LOCAL_SCALES = (0.92, 1.0, 1.08)
-ALIGN_SCALES = (0.93, 0.97, 1.0, 1.03, 1.07)
-
-
-def _align(query: np.ndarray, ref: np.ndarray, search: int = 5) -> np.ndarray:
-    """``query`` (grey) turned, scaled and shifted to best match ``ref``: the angle from the
-    polar correlation of the two, then a small scale and shift search
-    (the detector's crop can be a few per cent off in size and centre)."""
-    qp = _grey_polar(query)
-    rp = _grey_polar(ref)
-    corr = np.fft.irfft(np.fft.rfft(qp, axis=0) * np.conj(np.fft.rfft(rp, axis=0)),
-                        n=POLAR_ANGLES, axis=0).sum(axis=1)
-    # Angle and scale are chosen at half resolution (4x cheaper); the shift at full.
-    q_half, r_half = cv2.pyrDown(query), cv2.pyrDown(ref)
-    h = max(2, search // 2 + 1)
-    core_half = r_half[h:-h, h:-h]
-    best, best_args = -2.0, (0.0, 1.0)
-    # Symmetric emblems correlate almost as well half a turn (or a quarter) away, so the
-    # best few peaks are each tried; the image match decides.
-    for angle in _peak_angles(corr, 3):
-        for sc in ALIGN_SCALES:
-            res = cv2.matchTemplate(_rotated(q_half, angle, scale=sc), core_half,
-                                    cv2.TM_CCOEFF_NORMED)
-            score = float(res.max())
-            if score > best:
-                best, best_args = score, (angle, sc)
-    angle, sc = best_args
-    turned = _rotated(query, angle, scale=sc)
-    res = cv2.matchTemplate(turned, ref[search:-search, search:-search], cv2.TM_CCOEFF_NORMED)
-    _, _, _, loc = cv2.minMaxLoc(res)
-    return _rotated(query, angle, (search - loc[0], search - loc[1]), sc)
-
-
-def _peak_angles(corr: np.ndarray, k: int) -> list[float]:
-    """The angles (degrees, sub-bin) of the ``k`` highest circular local maxima of ``corr``."""
-    a = len(corr)
-    left, right = np.roll(corr, 1), np.roll(corr, -1)
-    peaks = np.flatnonzero((corr >= left) & (corr >= right))
-    peaks = peaks[np.argsort(-corr[peaks])][:k]
-    out = []
-    for p in peaks:
-        y0, y1, y2 = corr[p - 1], corr[p], corr[(p + 1) % a]
-        den = y0 - 2 * y1 + y2
-        frac = 0.5 * (y0 - y2) / den if den != 0 else 0.0
-        out.append(float((p + frac) * 360.0 / a))
-    return out
-
-
-def _grey_polar(g: np.ndarray) -> np.ndarray:
-    n = g.shape[0]
-    p = cv2.warpPolar(g, (POLAR_RADII, POLAR_ANGLES), ((n - 1) / 2, (n - 1) / 2), 0.9 * n / 2,
-                      cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR)
-    p = p - p.mean()
-    return p / (np.linalg.norm(p) + 1e-3)
 
 
 def _suit_references(ids: tuple[str, ...], greys: np.ndarray
@@ -359,7 +202,7 @@ def _suit_references(ids: tuple[str, ...], greys: np.ndarray
         members = [j for j, s in enumerate(suits) if s == su]
         ref = greys[members[0]]
         for j in members[1:]:
-            out[j] = _align(greys[j], ref)
+            out[j] = align(greys[j], ref)
         # Number cards of a suit often differ only in a numeral or in their pips: the
         # weight map (and the fine comparison) looks there.
         numbers = [j for j in members if not Card.parse(ids[j]).rank.is_face]
@@ -439,12 +282,12 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
     sigs: dict[str, list[np.ndarray]] = {}
     for c, card in zip(crops, cards):
         sigs.setdefault(card.suit.value, []).append(cues.colour_signature(c))
-    grey, suit_weights = _suit_references(ids, np.stack([_grey(c) for c in crops]))
+    turned, suit_weights = _suit_references(ids, np.stack([grey(c) for c in crops]))
     return DeckProfile(name=name, deck=decks.pop(), card_ids=ids,
                        view_embeddings=heads.embedding.astype(np.float32),
                        templates=polar_templates(crops), pips=pips,
                        suit_signatures={k: np.mean(v, axis=0) for k, v in sigs.items()},
-                       grey=grey, suit_weights=suit_weights)
+                       grey=turned, suit_weights=suit_weights)
 
 
 def _as_face(image: np.ndarray) -> np.ndarray:

@@ -19,12 +19,10 @@ from companion.vision.enroll import (
     enroll_folder,
     enroll_images,
     load_profile,
-    polar_similarity,
-    polar_templates,
     read_manifest,
-    recentre,
     save_profile,
 )
+from companion.vision.match import polar_similarity, polar_templates, recentre
 from companion.vision.track import TableTracker
 
 DECKS = Path(__file__).resolve().parents[3] / "shared" / "decks"
@@ -239,7 +237,7 @@ def test_a_number_card_whose_numeral_is_covered_is_not_read_surely(mughal_profil
 
 
 def test_local_matches_agree_with_opencvs_normalised_correlation():
-    from companion.vision.enroll import LOCAL_SCALES, _local_matches
+    from companion.vision.match import LOCAL_SCALES, local_matches
     rng = np.random.default_rng(4)
     aligned = cv2.GaussianBlur(rng.random((96, 96)).astype(np.float32), (5, 5), 1.5)
     templates = np.stack([np.roll(aligned, (dy, dx), axis=(0, 1))
@@ -255,7 +253,7 @@ def test_local_matches_agree_with_opencvs_normalised_correlation():
                                                     if s != 1.0 else patch,
                                                     cv2.TM_CCOEFF_NORMED).max())
                             for s in LOCAL_SCALES))
-    got = _local_matches(aligned, templates, box)
+    got = local_matches(aligned, templates, box)
     assert got == pytest.approx(expected, abs=1e-4)
     assert got[0] == pytest.approx(1.0, abs=1e-4) and got[1] > 0.99 and got[2] < 0.5
 
