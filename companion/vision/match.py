@@ -103,13 +103,16 @@ def local_matches(aligned: np.ndarray, templates: np.ndarray, box, search: int =
         # With zero-mean templates a window's own mean drops out of the product; only its
         # spread is needed, from sums over each window.
         dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.T
-        s1 = sliding_window_view(cv2.integral(area, sdepth=cv2.CV_64F), (h + 1, w + 1))
-        s2 = sliding_window_view(cv2.integral(area * area, sdepth=cv2.CV_64F), (h + 1, w + 1))
-        total = (s1[..., -1, -1] - s1[..., 0, -1] - s1[..., -1, 0] + s1[..., 0, 0]).ravel()
-        sq = (s2[..., -1, -1] - s2[..., 0, -1] - s2[..., -1, 0] + s2[..., 0, 0]).ravel()
-        spread = np.sqrt(np.maximum(sq - total * total / (h * w), 1e-12))
+        total, squares = _window_sums(area, h, w), _window_sums(area * area, h, w)
+        spread = np.sqrt(np.maximum(squares - total * total / (h * w), 1e-12))
         best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
     return best
+
+
+def _window_sums(img: np.ndarray, h: int, w: int) -> np.ndarray:
+    """The sum over every h x w window of ``img``, row-major, from its integral image."""
+    s = sliding_window_view(cv2.integral(img, sdepth=cv2.CV_64F), (h + 1, w + 1))
+    return (s[..., -1, -1] - s[..., 0, -1] - s[..., -1, 0] + s[..., 0, 0]).ravel()
 
 
 def rotated(img: np.ndarray, degrees: float, shift=(0.0, 0.0), scale: float = 1.0
