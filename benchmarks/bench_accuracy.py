@@ -145,6 +145,14 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
 CHOICE_SEED = 4242
 
 
+def _sure_counts(card_ids, confidence, truth) -> tuple[int, int]:
+    """Readings the tracker would accept without asking, and the wrong cards among them
+    (what the referee would be told)."""
+    sure = [cid != t for cid, conf, t in zip(card_ids, confidence, truth)
+            if cid is not None and conf >= SURE]
+    return len(sure), sum(sure)
+
+
 def choice_scenes(clf: CardClassifier, count: int, seed: int = CHOICE_SEED) -> dict:
     """Whole face-up cards (visible >= 0.95) of ``count`` scenes rendered like the fixtures
     but with another seed, each deck read with its mask: top-1, the share read at the
@@ -172,11 +180,10 @@ def choice_scenes(clf: CardClassifier, count: int, seed: int = CHOICE_SEED) -> d
     for deck, (crops, truth) in by_deck.items():
         res = CardClassifier(clf.model_path, deck=deck, threads=clf.threads,
                              rotations=clf.rotations).classify(np.stack(crops))
-        for cid, conf, t in zip(res.card_ids, res.confidence, truth):
-            n += 1
-            right += cid == t
-            sure += bool(cid is not None and conf >= SURE)
-            sure_wrong += bool(cid is not None and conf >= SURE and cid != t)
+        n += len(truth)
+        right += sum(cid == t for cid, t in zip(res.card_ids, truth))
+        got, wrong = _sure_counts(res.card_ids, res.confidence, truth)
+        sure, sure_wrong = sure + got, sure_wrong + wrong
     return {"top-1": [right, n], f"read at the tracker's bar ({SURE})": [sure, n],
             "wrong among those": [sure_wrong, sure]}
 
@@ -215,10 +222,8 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
         res = enrolled_clf.classify(crops[part])
         frame_ms.append((time.perf_counter() - t0) * 1e3)
         right_e += sum(a == truth[i] for a, i in zip(res.card_ids, part))
-        # what the tracker would accept without asking: the wrong ones are wrong cards
-        for a, i, conf in zip(res.card_ids, part, res.confidence):
-            sure += bool(conf >= SURE)
-            sure_wrong += bool(conf >= SURE and a != truth[i])
+        got, wrong = _sure_counts(res.card_ids, res.confidence, [truth[i] for i in part])
+        sure, sure_wrong = sure + got, sure_wrong + wrong
     # The same deck under gentle conditions only: a well-centred crop, mild light and noise.
     from companion.vision.crops import GENTLE, place_card
     right_g = n_g = 0
@@ -229,8 +234,8 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
                                                   for c in part]))
             right_g += sum(a == c for a, c in zip(res.card_ids, part))
             n_g += len(part)
-    rank_z = numbers = numbers_right = sure_z = sure_wrong_z = 0
-    for a, t, conf in zip(zero.card_ids, truth, zero.confidence):
+    rank_z = numbers = numbers_right = 0
+    for a, t in zip(zero.card_ids, truth):
         right_z += a == t
         suit_z += a is not None and a.rpartition("-")[0] == t.rpartition("-")[0]
         rank_z += a is not None and a.rpartition("-")[2] == t.rpartition("-")[2]
@@ -238,8 +243,7 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
         if t.rpartition("-")[2].isdigit():
             numbers += 1
             numbers_right += a == t
-        sure_z += bool(a is not None and conf >= SURE)
-        sure_wrong_z += bool(a is not None and conf >= SURE and a != t)
+    sure_z, sure_wrong_z = _sure_counts(zero.card_ids, zero.confidence, truth)
     n = len(truth)
     return {"zero-shot": [right_z, n], "zero-shot suit only": [suit_z, n],
             "zero-shot rank only": [rank_z, n], "zero-shot, number cards": [numbers_right, numbers],

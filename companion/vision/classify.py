@@ -303,29 +303,25 @@ class CardClassifier:
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)
         else:
-            # p(card) = p(suit) * p(rank), laid out suit-major like self._card_ids.
-            probs = (h.suit[:, :, None] * h.rank[:, None, :]).reshape(
-                len(h.suit), len(self._card_ids))
-            ids = self._card_ids
+            probs, ids = self._model_probs(h), self._card_ids
             dup = np.zeros(len(probs), bool)
         result = self._decode(h, probs, ids, dup, chosen, detail)
-        if self.profile is not None:
-            result["confidence"] = self._backed_by_model(h, result)
         timing["decode"] = (time.perf_counter() - t0) * 1e3
         return Classifications(**result, timing_ms=timing)
 
-    def _backed_by_model(self, h: HeadOutputs, result: dict) -> np.ndarray:
+    def _model_probs(self, h: HeadOutputs) -> np.ndarray:
+        """p(card) = p(suit) * p(rank), laid out suit-major like ``self._card_ids``."""
+        return (h.suit[:, :, None] * h.rank[:, None, :]).reshape(len(h.suit),
+                                                                 len(self._card_ids))
+
+    def _backed_by_model(self, h: HeadOutputs, card_ids: list, conf: np.ndarray) -> np.ndarray:
         """An enrolled reading is at least as sure as the model alone when the model names
         the same card. The profile's comparisons are made for art the model never saw; on
         a deck it knows (our own, enrolled on the dashboard) they hold sure cards back."""
-        n = len(h.suit)
-        conf = result["confidence"]
-        if not n:
-            return conf
-        p = (h.suit[:, :, None] * h.rank[:, None, :]).reshape(n, len(self._card_ids))
+        p = self._model_probs(h)
         top = p.argmax(axis=1)
-        model_conf = p[np.arange(n), top] * h.kind[:, 0]
-        same = np.array([cid == self._card_ids[t] for cid, t in zip(result["card_ids"], top)])
+        model_conf = p[np.arange(len(p)), top] * h.kind[:, 0]
+        same = np.array([cid == self._card_ids[t] for cid, t in zip(card_ids, top)], bool)
         return np.where(same, np.maximum(conf, model_conf), conf).astype(np.float32)
 
     def _decode(self, h: HeadOutputs, probs: np.ndarray, ids: np.ndarray,
@@ -333,7 +329,8 @@ class CardClassifier:
                 detail: np.ndarray | None = None) -> dict:
         """Top-1 is the most probable card, or the assigned one when a profile assigned.
         With a profile, a card whose telling detail matched below the profile's bar is
-        reported no surer than that match."""
+        reported no surer than that match, and no less sure than the model alone when it
+        names the same card."""
         n = len(probs)
         order = np.argsort(-probs, axis=1)[:, :TOP_K] if n else np.zeros((0, TOP_K), int)
         p_card = h.kind[:, 0]
@@ -341,15 +338,16 @@ class CardClassifier:
         is_card = h.kind.argmax(axis=1) == 0
         conf = np.where(is_card, probs[np.arange(n), pick] * p_card,
                         h.kind.max(axis=1)).astype(np.float32)
+        names = ids.tolist()
+        card_ids = [names[j] if c else None for j, c in zip(pick.tolist(), is_card.tolist())]
         if detail is not None and n:
             seen = detail[np.arange(n), pick]
             weak = is_card & (seen < self.profile.weights.detail_bar)
             conf = np.where(weak, np.minimum(conf, np.clip(seen, 0.0, 1.0)), conf)
-        names = ids.tolist()
+            conf = self._backed_by_model(h, card_ids, conf)
         top_p = (np.take_along_axis(probs, order, axis=1) * p_card[:, None]).tolist()
         topk = [[(names[j], p) for j, p in zip(row, ps)]
                 for row, ps in zip(order.tolist(), top_p)]
-        card_ids = [names[j] if c else None for j, c in zip(pick.tolist(), is_card.tolist())]
         return {"card_ids": card_ids, "confidence": conf, "face_down": h.kind[:, 1].copy(),
                 "not_card": h.kind[:, 2].copy(), "topk": topk, "embeddings": h.embedding,
                 "duplicates": dup}

@@ -86,7 +86,10 @@ def _classifier(deck: DeckKind | None, profile: str | None = None):
                 deck_profile = load_profile(Path(profile))
             except ProfileError as e:  # the shipped model alone still reads the cards
                 log.warning("deck profile %s not used: %s", profile, e)
-        if deck_profile is not None and (deck is None or deck_profile.deck is deck):
+        if deck_profile is not None and deck is not None and deck_profile.deck is not deck:
+            log.warning("deck profile %s is a %s deck; this game is played with a %s deck: "
+                        "not used", profile, deck_profile.deck.value, deck.value)
+        elif deck_profile is not None:
             return CardClassifier(profile=deck_profile, threads=1)
         return CardClassifier(deck=deck, threads=1)
     except ModelError as e:

@@ -1,6 +1,8 @@
 // The dashboard's script: every page reads the JSON API and listens to /api/stream (SSE).
 "use strict";
 const $ = (sel) => document.querySelector(sel);
+const SUIT_IDS = ["surya","chandra","barat","phul","kumancha","ghulam","cheng","shamsher","matsya","kurma","varaha","narasimha","vamana","parashurama","rama","balarama","buddha","kalki"];
+const RANK_IDS = ["1","2","3","4","5","6","7","8","9","10","vizier","raja"];
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -316,8 +318,6 @@ async function initLearn() {
 }
 
 // ---- Enrol a deck -----------------------------------------------------------------------
-const SUIT_IDS = ["surya","chandra","barat","phul","kumancha","ghulam","cheng","shamsher","matsya","kurma","varaha","narasimha","vamana","parashurama","rama","balarama","buddha","kalki"];
-const RANK_IDS = ["1","2","3","4","5","6","7","8","9","10","vizier","raja"];
 function showDraft(d) {
   $("#e-draft").textContent = d.count ? `${d.count} card(s) confirmed (${d.decks.join(", ")}): ${d.cards.join(", ")}` : "No cards confirmed yet.";
 }
