@@ -7,6 +7,8 @@ shifted onto a reference so that a small region (a numeral, a pip) can be compar
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -131,6 +133,18 @@ def align(query: np.ndarray, ref: np.ndarray, search: int = 5) -> np.ndarray:
     """``query`` (grey) turned, scaled and shifted to best match ``ref``: the angle from the
     polar correlation of the two, then a small scale and shift search
     (the detector's crop can be a few per cent off in size and centre)."""
+    return next(align_candidates(query, ref, 1, search))
+
+
+def align_candidates(query: np.ndarray, ref: np.ndarray, k: int = 3, search: int = 5
+                     ) -> Iterator[np.ndarray]:
+    """Up to ``k`` alignments of ``query`` onto ``ref``, best image match first: one per
+    candidate angle (the highest peaks of the polar correlation).
+
+    Symmetric emblems correlate almost as well half a turn (or a quarter) away, and when
+    the cards of a suit differ only in a small rim numeral the whole-image match cannot
+    tell those turns apart; the caller compares the numeral in each.
+    """
     qp = grey_polar(query)
     rp = grey_polar(ref)
     corr = np.fft.irfft(np.fft.rfft(qp, axis=0) * np.conj(np.fft.rfft(rp, axis=0)),
@@ -139,21 +153,21 @@ def align(query: np.ndarray, ref: np.ndarray, search: int = 5) -> np.ndarray:
     q_half, r_half = cv2.pyrDown(query), cv2.pyrDown(ref)
     h = max(2, search // 2 + 1)
     core_half = r_half[h:-h, h:-h]
-    best, best_args = -2.0, (0.0, 1.0)
-    # Symmetric emblems correlate almost as well half a turn (or a quarter) away, so the
-    # best few peaks are each tried; the image match decides.
+    found = []
     for angle in peak_angles(corr, 3):
+        best, best_sc = -2.0, 1.0
         for sc in ALIGN_SCALES:
             res = cv2.matchTemplate(rotated(q_half, angle, scale=sc), core_half,
                                     cv2.TM_CCOEFF_NORMED)
-            score = float(res.max())
-            if score > best:
-                best, best_args = score, (angle, sc)
-    angle, sc = best_args
-    turned = rotated(query, angle, scale=sc)
-    res = cv2.matchTemplate(turned, ref[search:-search, search:-search], cv2.TM_CCOEFF_NORMED)
-    _, _, _, loc = cv2.minMaxLoc(res)
-    return rotated(query, angle, (search - loc[0], search - loc[1]), sc)
+            if float(res.max()) > best:
+                best, best_sc = float(res.max()), sc
+        found.append((best, angle, best_sc))
+    found.sort(reverse=True)
+    core = ref[search:-search, search:-search]
+    for _, angle, sc in found[:k]:  # lazily: callers often stop at the first
+        res = cv2.matchTemplate(rotated(query, angle, scale=sc), core, cv2.TM_CCOEFF_NORMED)
+        _, _, _, loc = cv2.minMaxLoc(res)
+        yield rotated(query, angle, (search - loc[0], search - loc[1]), sc)
 
 
 def peak_angles(corr: np.ndarray, k: int) -> list[float]:
