@@ -195,14 +195,17 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
     rows = [(f, c) for f, c in read_manifest(folder / "manifest.csv") if c != "back"]
     faces = {c: cv2.imread(str(folder / f), cv2.IMREAD_UNCHANGED) for f, c in rows}
     rng = np.random.default_rng(seed)
-    crops, truth = [], []
+    crops, truth, in_view = [], [], []
     ids = list(faces)
+    telling = _telling_region(faces)
     for k in range(per_card):
         for cid in ids:
             pose, light = _conditions(k + len(crops))
             other = faces[ids[int(rng.integers(len(ids)))]]
+            state = rng.bit_generator.state
             crops.append(eval_crop(faces[cid], pose, light, rng, [other]))
             truth.append(cid)
+            in_view.append(_in_view(faces[cid], telling, pose, light, state, other))
     crops = np.stack(crops)
     zero = CardClassifier(clf.model_path, deck=deck, threads=clf.threads,
                              rotations=clf.rotations).classify(crops)
@@ -213,17 +216,18 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
                                    rotations=clf.rotations)
     # A frame holds ~20 cards; classify in frame-sized batches so the each-card-once
     # assignment works on realistic groups (distinct cards, as on a real table).
-    right_e = right_z = 0
-    suit_z = sure = sure_wrong = 0
-    frame_ms = []
+    read, conf, frame_ms = [], [], []
     for s in range(0, len(crops), 20):
-        part = np.arange(s, min(s + 20, len(crops)))
         t0 = time.perf_counter()
-        res = enrolled_clf.classify(crops[part])
+        res = enrolled_clf.classify(crops[s:s + 20])
         frame_ms.append((time.perf_counter() - t0) * 1e3)
-        right_e += sum(a == truth[i] for a, i in zip(res.card_ids, part))
-        got, wrong = _sure_counts(res.card_ids, res.confidence, [truth[i] for i in part])
-        sure, sure_wrong = sure + got, sure_wrong + wrong
+        read.extend(res.card_ids)
+        conf.extend(res.confidence)
+    right = np.array([a == t for a, t in zip(read, truth)])
+    sure, sure_wrong = _sure_counts(read, conf, truth)
+    in_view = np.array(in_view)
+    seen, hidden = in_view >= 0.75, in_view < 0.5
+    hidden_sure = int((np.array(conf)[hidden] >= SURE).sum())
     # The same deck under gentle conditions only: a well-centred crop, mild light and noise.
     from companion.vision.crops import GENTLE, place_card
     right_g = n_g = 0
@@ -234,7 +238,7 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
                                                   for c in part]))
             right_g += sum(a == c for a, c in zip(res.card_ids, part))
             n_g += len(part)
-    rank_z = numbers = numbers_right = 0
+    right_z = suit_z = rank_z = numbers = numbers_right = 0
     for a, t in zip(zero.card_ids, truth):
         right_z += a == t
         suit_z += a is not None and a.rpartition("-")[0] == t.rpartition("-")[0]
@@ -249,10 +253,49 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
             "zero-shot rank only": [rank_z, n], "zero-shot, number cards": [numbers_right, numbers],
             f"zero-shot, read surely (>= {SURE})": [sure_z, n],
             "zero-shot, read surely but wrong": [sure_wrong_z, sure_z],
-            "enrolled": [right_e, n], "enrolled, gentle conditions": [right_g, n_g],
+            "enrolled": [int(right.sum()), n], "enrolled, gentle conditions": [right_g, n_g],
             f"enrolled, read surely (>= {SURE})": [sure, n], "enrolled, read surely but wrong":
             [sure_wrong, sure],
+            "enrolled, telling detail >= 75% in view": [int(right[seen].sum()), int(seen.sum())],
+            "enrolled, telling detail < 50% in view": [int(right[hidden].sum()),
+                                                        int(hidden.sum())],
+            f"... of those read surely (>= {SURE})": [hidden_sure, int(hidden.sum())],
             "enrol seconds": enrol_s, "enrolled ms per 20 crops": statistics.median(frame_ms)}
+
+
+def _telling_region(faces: dict[str, np.ndarray]) -> np.ndarray:
+    """The face pixels where a suit's number cards differ from each other (a small numeral
+    on PySolFC art): what alone tells those cards apart."""
+    numbers = [c for c in faces if c.rpartition("-")[2].isdigit()]
+    spread = np.zeros(faces[numbers[0]].shape[:2], np.float32)
+    for suit in {c.rpartition("-")[0] for c in numbers}:
+        same = np.stack([faces[c][..., :3] for c in numbers if c.startswith(suit + "-")])
+        spread = np.maximum(spread, same.astype(np.float32).std(axis=0).max(axis=2))
+    return cv2.dilate((spread > 40).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+
+
+def _in_view(face, region, pose: str, light: str, state: dict, other) -> float:
+    """How much of ``region`` a test crop shows: the crop is drawn again from the same
+    random state with the region painted in two opposite colours, as it was drawn and
+    with the card centred, full size and uncovered; the pixels that differ between the
+    two paints are where the region is seen (a hand, a neighbour or the crop's edge can
+    hide a numeral that alone tells a card from the rest of its suit)."""
+    from dataclasses import replace
+
+    from companion.vision.crops import LIGHTS, place_card
+
+    def seen(jit) -> int:
+        out = []
+        for paint in ((0, 255, 0), (255, 0, 255)):
+            f = face.copy()
+            f[..., :3][region] = paint
+            rng = np.random.default_rng()
+            rng.bit_generator.state = state
+            out.append(LIGHTS[light](place_card(f, rng, jit, [other]), rng).astype(np.int32))
+        return int((np.abs(out[0] - out[1]).sum(axis=2) > 150).sum())
+
+    whole = seen(replace(POSES[pose], scale=(1.0, 1.0), offset=0.0, occlude_p=0.0))
+    return min(1.0, seen(POSES[pose]) / max(whole, 1))
 
 
 def speed(clf: CardClassifier, runs: int = 200) -> dict:
