@@ -25,7 +25,8 @@ def test_tiny_training_writes_a_servable_model_and_its_card(tmp_path, capsys):
     assert card["training"]["history"], "no training pass was logged"
     import onnx
     ops = {n.op_type for n in onnx.load(str(out)).graph.node}
-    assert card["weights"].startswith("int8") and "QLinearConv" in ops and "Conv" not in ops
+    assert card["weights"].startswith("8-bit") and "QLinearConv" in ops and "Conv" not in ops
+    assert not _signed_weights(out)
     assert out.with_suffix(".md").read_text().startswith("# Model card")
     assert "wrote" in capsys.readouterr().out
 
@@ -39,6 +40,52 @@ def test_tiny_training_writes_a_servable_model_and_its_card(tmp_path, capsys):
     mughal = {s.value for s in suits_of(DeckKind.MUGHAL)}
     for top in res.topk:  # the deck mask keeps Dashavatara suits out
         assert all(cid.rpartition("-")[0] in mughal for cid, _ in top)
+
+
+def _signed_weights(path) -> list[str]:
+    import onnx
+    model = onnx.load(str(path))
+    tensors = {t.name: t for t in model.graph.initializer}
+    return [n.input[3] for n in model.graph.node if n.op_type in ("QLinearConv", "QGemm")
+            and tensors[n.input[3]].data_type == onnx.TensorProto.INT8]
+
+
+def test_the_shipped_model_has_no_weights_that_saturate_on_avx2():
+    from companion.vision.classify import DEFAULT_MODEL
+    if not DEFAULT_MODEL.is_file():
+        pytest.skip("no shipped model")
+    assert not _signed_weights(DEFAULT_MODEL)
+
+
+def test_unsigned_weights_compute_the_exact_integer_convolution(tmp_path):
+    """Four input channels of 255 times weights of 127: each pair of products is 64770,
+    past the 16 bits that onnxruntime's U8S8 AVX2 kernel adds pairs into. Stored unsigned,
+    the same weights give the exact sum on any CPU."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    from companion.train_quantize import unsigned_weights
+
+    c = 4
+    consts = [numpy_helper.from_array(v, k) for k, v in {
+        "xs": np.array(1.0, np.float32), "xz": np.array(0, np.uint8),
+        "w": np.full((1, c, 1, 1), 127, np.int8), "ws": np.array([1.0], np.float32),
+        "wz": np.array([0], np.int8), "ys": np.array(1000.0, np.float32),
+        "yz": np.array(0, np.uint8)}.items()]
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"],
+                            ["y"])
+    graph = helper.make_graph(
+        [node], "conv", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, c, 1, 1])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 1, 1, 1])], consts)
+    signed = tmp_path / "signed.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(signed))
+    assert unsigned_weights(signed, tmp_path / "unsigned.onnx") == 2
+    assert _signed_weights(signed) and not _signed_weights(tmp_path / "unsigned.onnx")
+    run = ort.InferenceSession(str(tmp_path / "unsigned.onnx"),
+                               providers=["CPUExecutionProvider"])
+    y = run.run(None, {"x": np.full((1, c, 1, 1), 255, np.uint8)})[0]
+    assert int(y.ravel()[0]) == round(c * 255 * 127 / 1000)  # 130; saturated pairs give 66
 
 
 def test_train_rejects_bad_options(capsys):
