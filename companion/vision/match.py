@@ -81,34 +81,48 @@ def grey(crop: np.ndarray) -> np.ndarray:
     return d / (spread + 4.0)
 
 
-def local_matches(aligned: np.ndarray, templates: np.ndarray, box, search: int = 5
-                   ) -> np.ndarray:
+def local_matches(aligned: np.ndarray, templates: np.ndarray | list, box, search: int = 5
+                  ) -> np.ndarray:
     """For each template (K, 96, 96): the best correlation (cv2's TM_CCOEFF_NORMED) of its
     differing region within a few pixels of where it should be in the aligned crop, since
     residual perspective and scale move a rim numeral. One matrix product per scale for the
-    whole suit, where matching each card's region on its own cost 24 OpenCV calls a crop."""
+    whole suit, where matching each card's region on its own cost 24 OpenCV calls a crop.
+    ``templates`` may also be what :func:`region_patches` made of them for ``box``."""
+    if isinstance(templates, np.ndarray):
+        templates = region_patches(templates, box)
     y0, y1, x0, x1 = box
     n = aligned.shape[0]
     area = aligned[max(0, y0 - search):min(n, y1 + search), max(0, x0 - search):min(n, x1 + search)]
-    best = np.full(len(templates), -1.0, np.float32)
+    best = None
+    for t in templates:
+        h, w = t.shape[1:]
+        if h > area.shape[0] or w > area.shape[1]:
+            continue
+        # With zero-mean templates a window's own mean drops out of the product; only its
+        # spread is needed, from sums over each window.
+        dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.reshape(len(t), -1).T
+        total, squares = _window_sums(area, h, w), _window_sums(area * area, h, w)
+        spread = np.sqrt(np.maximum(squares - total * total / (h * w), 1e-12))
+        got = (dot / spread[:, None]).max(axis=0)
+        best = got if best is None else np.maximum(best, got)
+    return best if best is not None else np.full(len(templates[0]), -1.0, np.float32)
+
+
+def region_patches(templates: np.ndarray, box) -> list[np.ndarray]:
+    """The ``box`` region of each template (K, 96, 96) at each of :data:`LOCAL_SCALES`,
+    zero-mean and unit-norm: (K, h, w) per scale. The same for every crop, so a profile
+    makes them once per suit."""
+    y0, y1, x0, x1 = box
+    out = []
     for sc in LOCAL_SCALES:
         patches = templates[:, y0:y1, x0:x1]
         if sc != 1.0:
             patches = np.stack([cv2.resize(p, None, fx=sc, fy=sc, interpolation=cv2.INTER_LINEAR)
                                 for p in patches])
-        h, w = patches.shape[1:]
-        if h > area.shape[0] or w > area.shape[1] or min(h, w) < 4:
-            continue
-        t = patches.reshape(len(patches), -1)
-        t = t - t.mean(axis=1, keepdims=True)
-        t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-6)
-        # With zero-mean templates a window's own mean drops out of the product; only its
-        # spread is needed, from sums over each window.
-        dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.T
-        total, squares = _window_sums(area, h, w), _window_sums(area * area, h, w)
-        spread = np.sqrt(np.maximum(squares - total * total / (h * w), 1e-12))
-        best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
-    return best
+        t = patches - patches.mean(axis=(1, 2), keepdims=True)
+        t /= np.maximum(np.sqrt((t * t).sum(axis=(1, 2), keepdims=True)), 1e-6)
+        out.append(t.astype(np.float32))
+    return out
 
 
 def _window_sums(img: np.ndarray, h: int, w: int) -> np.ndarray:
