@@ -75,9 +75,10 @@ class Weights:
     # It sees the whole card, and two number cards that differ only by a small numeral
     # (PySolFC) differ there mostly by noise: 0.25 of cosine is 6 points, which outvoted
     # the numeral's detail match. Within a suit it keeps 0.3 of its say (and ``fine``
-    # went from 60 to 30): PySolFC Mughal, the tuning deck, 92.7% -> 94.4% right and
-    # sure-but-wrong 9 -> 3; Dashavatara, the check, 93.6% -> 95.0% and 12 -> 2; our own
-    # art enrolled 99.5% -> 99.7%, where the pip count also tells the cards apart.
+    # went from 60 to 30). With three turns compared: PySolFC Mughal, the tuning deck,
+    # 92.5% -> 94.1% right and sure-but-wrong 11 -> 3; Dashavatara, the check, 94.0% ->
+    # 94.9% and 11 -> 3; our own art enrolled 99.5% -> 99.7% and 1 -> 0 (576, 720 and
+    # 576 crops).
     within: float = 0.3
     # A reading is no surer than the match of the detail that tells its card from the rest
     # of its suit, when that match is below this (a numeral covered by a hand or a
@@ -183,8 +184,8 @@ class DeckProfile:
 
         Emblems that look alike half a turn (or a quarter) apart can leave the whole-image
         alignment on the wrong turn, with the numeral then compared against blank rim. On
-        PySolFC Mughal, comparing the numeral at each of three turns read 544 of 576 cards
-        right against 536 at the best-aligned turn alone.
+        PySolFC Mughal, comparing the numeral at each of three turns read 542 of 576 cards
+        right against 535 at the best-aligned turn alone.
         """
         return np.max([local_matches(a, patches, box)
                        for a in align_candidates(query, self.grey[ref], self.weights.fine_turns)],
