@@ -319,9 +319,9 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
         "outputs": names,
         "embedding_dim": EMBED_DIM,
         "parameters": int(sum(p.numel() for p in model.parameters())),
-        "weights": ("8-bit per channel (int8 values stored as uint8 - 128, so that AVX2 "
-                    "CPUs without VNNI do not saturate), uint8 activations (static "
-                    "QOperator quantization, ranges from the cards of "
+        "weights": ("8-bit per channel (int8 values stored as uint8 with zero point 128, "
+                    "so that AVX2 CPUs without VNNI do not saturate), uint8 activations "
+                    "(static QOperator quantization, ranges from the cards of "
                     f"{cfg.calibration_scenes} training scenes)")
                    if cfg.quantize else "float32",
         "training": {"data": "companion.synth.faces only (own rendered art): pasted crops "
