@@ -81,20 +81,18 @@ def grey(crop: np.ndarray) -> np.ndarray:
     return d / (spread + 4.0)
 
 
-def local_matches(aligned: np.ndarray, templates: np.ndarray | list, box, search: int = 5
+def local_matches(aligned: np.ndarray, patches: list[np.ndarray], box, search: int = 5
                   ) -> np.ndarray:
-    """For each template (K, 96, 96): the best correlation (cv2's TM_CCOEFF_NORMED) of its
-    differing region within a few pixels of where it should be in the aligned crop, since
-    residual perspective and scale move a rim numeral. One matrix product per scale for the
-    whole suit, where matching each card's region on its own cost 24 OpenCV calls a crop.
-    ``templates`` may also be what :func:`region_patches` made of them for ``box``."""
-    if isinstance(templates, np.ndarray):
-        templates = region_patches(templates, box)
+    """For each card: the best correlation (cv2's TM_CCOEFF_NORMED) of its ``box`` region
+    (``patches``, from :func:`region_patches`) within a few pixels of where it should be
+    in the aligned crop, since residual perspective and scale move a rim numeral. One
+    matrix product per scale for the whole suit, where matching each card's region on its
+    own cost 24 OpenCV calls a crop."""
     y0, y1, x0, x1 = box
     n = aligned.shape[0]
     area = aligned[max(0, y0 - search):min(n, y1 + search), max(0, x0 - search):min(n, x1 + search)]
-    best = None
-    for t in templates:
+    best = np.full(len(patches[0]), -1.0, np.float32)
+    for t in patches:
         h, w = t.shape[1:]
         if h > area.shape[0] or w > area.shape[1]:
             continue
@@ -103,9 +101,8 @@ def local_matches(aligned: np.ndarray, templates: np.ndarray | list, box, search
         dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.reshape(len(t), -1).T
         total, squares = _window_sums(area, h, w), _window_sums(area * area, h, w)
         spread = np.sqrt(np.maximum(squares - total * total / (h * w), 1e-12))
-        got = (dot / spread[:, None]).max(axis=0)
-        best = got if best is None else np.maximum(best, got)
-    return best if best is not None else np.full(len(templates[0]), -1.0, np.float32)
+        best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
+    return best
 
 
 def region_patches(templates: np.ndarray, box) -> list[np.ndarray]:
@@ -178,7 +175,7 @@ def align_candidates(query: np.ndarray, ref: np.ndarray, k: int = 3, search: int
         found.append((best, angle, best_sc))
     found.sort(reverse=True)
     core = ref[search:-search, search:-search]
-    for _, angle, sc in found[:k]:  # lazily: callers often stop at the first
+    for _, angle, sc in found[:k]:  # lazily: align() wants only the first
         res = cv2.matchTemplate(rotated(query, angle, scale=sc), core, cv2.TM_CCOEFF_NORMED)
         _, _, _, loc = cv2.minMaxLoc(res)
         yield rotated(query, angle, (search - loc[0], search - loc[1]), sc)

@@ -257,7 +257,7 @@ def test_a_numeral_is_read_whichever_half_turn_its_symmetric_emblem_suggests(mug
 
 
 def test_local_matches_agree_with_opencvs_normalised_correlation():
-    from companion.vision.match import LOCAL_SCALES, local_matches
+    from companion.vision.match import LOCAL_SCALES, local_matches, region_patches
     rng = np.random.default_rng(4)
     aligned = cv2.GaussianBlur(rng.random((96, 96)).astype(np.float32), (5, 5), 1.5)
     templates = np.stack([np.roll(aligned, (dy, dx), axis=(0, 1))
@@ -273,7 +273,7 @@ def test_local_matches_agree_with_opencvs_normalised_correlation():
                                                     if s != 1.0 else patch,
                                                     cv2.TM_CCOEFF_NORMED).max())
                             for s in LOCAL_SCALES))
-    got = local_matches(aligned, templates, box)
+    got = local_matches(aligned, region_patches(templates, box), box)
     assert got == pytest.approx(expected, abs=1e-4)
     assert got[0] == pytest.approx(1.0, abs=1e-4) and got[1] > 0.99 and got[2] < 0.5
 
