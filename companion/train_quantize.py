@@ -12,7 +12,8 @@ weights, see :func:`unsigned_weights`). onnxruntime multiplies uint8 activations
 weights with an AVX2 instruction that adds pairs of products into 16 bits and saturates,
 unless the CPU has VNNI: the same int8 model read 89.44% of the fixture-scene cards on an
 AVX2-only AMD EPYC box against 92.40% on the box it was measured on. Unsigned weights take
-a path that does not saturate, on every CPU, for about a third more time in the network.
+a path that does not saturate, on every CPU (a third slower in a bare loop on random
+input; within noise in bench_accuracy).
 
 This needs the ``onnx`` package (the ``[train]`` extra) for the shape pre-processing.
 """
