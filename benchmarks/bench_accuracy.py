@@ -25,6 +25,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -40,7 +41,7 @@ from companion.vision.classify import (
     load_model_card,
     write_model_card,
 )
-from companion.vision.crops import LIGHTS, POSES, eval_crop
+from companion.vision.crops import GENTLE, LIGHTS, POSES, eval_crop, place_card
 from companion.vision.enroll import enroll_folder, read_manifest
 from companion.vision.track import TableTracker
 
@@ -229,7 +230,6 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
     seen, hidden = in_view >= 0.75, in_view < 0.5
     hidden_sure = int((np.array(conf)[hidden] >= SURE).sum())
     # The same deck under gentle conditions only: a well-centred crop, mild light and noise.
-    from companion.vision.crops import GENTLE, place_card
     right_g = n_g = 0
     for _ in range(2):
         for s in range(0, len(ids), 20):
@@ -280,9 +280,6 @@ def _in_view(face, region, pose: str, light: str, state: dict, other) -> float:
     with the card centred, full size and uncovered; the pixels that differ between the
     two paints are where the region is seen (a hand, a neighbour or the crop's edge can
     hide a numeral that alone tells a card from the rest of its suit)."""
-    from dataclasses import replace
-
-    from companion.vision.crops import LIGHTS, place_card
 
     def seen(jit) -> int:
         out = []

@@ -130,11 +130,9 @@ class DeckProfile:
         suits = [cid.rpartition("-")[0] for cid in self.card_ids]
         suit_sig = np.stack([self.suit_signatures[su] for su in suits])  # (M, H)
         s -= w.colour * cues.signature_distance(sigs[:, None, :], suit_sig[None, :, :])
-        for su in set(suits):  # see Weights.within
-            numbers = [j for j, x in enumerate(suits) if x == su and self.pips[j] >= 0]
-            if numbers:
-                top = s[:, numbers].max(axis=1, keepdims=True)
-                s[:, numbers] = top + w.within * (s[:, numbers] - top)
+        for numbers in self._number_cards:  # see Weights.within
+            top = s[:, numbers].max(axis=1, keepdims=True)
+            s[:, numbers] = top + w.within * (s[:, numbers] - top)
         if w.fine:
             fine, detail = self._fine(crops, s, suits)
             s += w.fine * fine
@@ -202,6 +200,12 @@ class DeckProfile:
             box = _box(self.suit_weights[su])
             out[su] = (members, int(members[0]), box, region_patches(self.grey[members], box))
         return out
+
+    @cached_property
+    def _number_cards(self) -> list[np.ndarray]:
+        """Per suit with number cards, their indices."""
+        groups = [members[self.pips[members] >= 0] for members, *_ in self._suits.values()]
+        return [g for g in groups if len(g)]
 
     def _head_index(self, heads: HeadOutputs) -> tuple[np.ndarray, np.ndarray]:
         suits = [s.value for s in Suit]
