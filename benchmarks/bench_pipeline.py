@@ -1,6 +1,7 @@
 """Speed and accuracy of the seeing pipeline (detect, track, referee); prints tables.
 
-    python benchmarks/bench_pipeline.py [--frames 200] [--scenes 300] [--oracle] [--only X]
+    python benchmarks/bench_pipeline.py [--frames 200] [--scenes 300] [--oracle] [--profile]
+                                        [--only X]
 
 1. speed: frames per second of the whole pipeline (calibration re-check, rectify + motion
    gate, detect, classify, track) on a 1280x720 table with 20 cards, per-stage timings.
@@ -11,7 +12,8 @@
 3. events: the fixture game videos (``fixtures/videos``) through pipeline + referee,
    compared with the filmed record: card sightings (tracker), moves (referee), wrong cards,
    unsure readings and questions. With the shipped model, and with ``--oracle`` also with a
-   classifier that reads the ground truth (separates seeing/refereeing from recognition).
+   classifier that reads the ground truth (separates seeing/refereeing from recognition),
+   and with ``--profile`` also with a deck profile enrolled from each film's own deck.
 """
 
 from __future__ import annotations
@@ -101,17 +103,20 @@ def _speed_run(image: np.ndarray, frames: int, classifier, reuse: bool) -> dict:
             "cards": statistics.median(found)}
 
 
-def _table_profile(spec, classifier):
-    """The profile a player would enrol for the deck on the table (the deck most of its
-    cards are from, in the table's art and print): what "Enrol a deck" builds."""
-    from collections import Counter
-
+def _enrolled_profile(source: str, seed: int, deck, classifier):
+    """The profile a player would enrol for the deck on the table (one flat picture per
+    card of that deck, in the table's art and print): what "Enrol a deck" builds."""
     from companion.cards import deck_cards
     from companion.synth.decks import card_image
-    deck, _ = Counter(p.card.deck for p in spec.cards).most_common(1)[0]
-    first = spec.cards[0]
-    faces = {c.id: card_image(first.source, c, first.seed, 112) for c in deck_cards(deck)}
+    faces = {c.id: card_image(source, c, seed, 112) for c in deck_cards(deck)}
     return enroll_images(faces, "table-deck", classifier)
+
+
+def _table_profile(spec, classifier):
+    """The profile of the deck most of the table's cards are from."""
+    from collections import Counter
+    deck, _ = Counter(p.card.deck for p in spec.cards).most_common(1)[0]
+    return _enrolled_profile(spec.cards[0].source, spec.cards[0].seed, deck, classifier)
 
 
 def bench_speed(frames: int) -> dict:
@@ -271,9 +276,11 @@ def _truth_on(frames: list, frame: int, zone: str | None) -> str | None:
     return rows[-1][0] if rows else None
 
 
-def run_video(video: Path, oracle: bool, answer_unsure: bool = False) -> dict:
+def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
+              enrolled: bool = False) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
-    they would on the dashboard (the count of answers is the players' burden)."""
+    they would on the dashboard (the count of answers is the players' burden).
+    ``enrolled``: read with a profile enrolled from the film's own deck."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -290,6 +297,11 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False) -> dict:
         classifier = _classifier(game.DECK)
         if classifier is None:
             return {}
+        if enrolled:
+            from companion.vision.classify import CardClassifier
+            profile = _enrolled_profile(f"style-{meta['style']}", meta["seed"], game.DECK,
+                                        classifier)
+            classifier = CardClassifier(MODEL, profile=profile)
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector)
     referee = Referee(rec.game, rec.players, rec.options, layout)
     sightings, outputs = [], []
@@ -352,15 +364,18 @@ def _lcs(a: list, b: list) -> int:
     return dp[-1][-1]
 
 
-def bench_events(oracle: bool) -> list[dict]:
+def bench_events(oracle: bool, enrolled: bool = False) -> list[dict]:
     videos = sorted((ROOT / "fixtures" / "videos").glob("*.mp4"))
     rows = []
-    for label, use_oracle, answer in (("shipped model", False, False),
-                                      ("shipped model, players answer unsure", False, True),
-                                      ("ground-truth oracle", True, False)):
-        if use_oracle and not oracle:
+    for label, use_oracle, answer, profile in (
+            ("shipped model", False, False, False),
+            ("shipped model, players answer unsure", False, True, False),
+            ("enrolled deck profile", False, False, True),
+            ("enrolled deck profile, players answer unsure", False, True, True),
+            ("ground-truth oracle", True, False, False)):
+        if (use_oracle and not oracle) or (profile and not enrolled):
             continue
-        res = [run_video(v, use_oracle, answer) for v in videos]
+        res = [run_video(v, use_oracle, answer, profile) for v in videos]
         res = [r for r in res if r]
         if not res:
             print(f"\n## Events ({label}): skipped, no model in models/")
@@ -388,6 +403,8 @@ def main() -> int:
     ap.add_argument("--scenes", type=int, default=300)
     ap.add_argument("--oracle", action="store_true",
                     help="also run the videos with the ground-truth oracle classifier")
+    ap.add_argument("--profile", action="store_true",
+                    help="also run the videos with a profile enrolled from each film's deck")
     ap.add_argument("--only", choices=["speed", "detect", "events"], default=None)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
@@ -397,7 +414,7 @@ def main() -> int:
     if args.only in (None, "detect"):
         out["detect"] = bench_detect(args.scenes)
     if args.only in (None, "events"):
-        out["events"] = bench_events(args.oracle)
+        out["events"] = bench_events(args.oracle, args.profile)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=float))
     return 0

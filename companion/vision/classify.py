@@ -151,6 +151,10 @@ class Classifications:
     embeddings: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     duplicates: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # (N,) bool
     timing_ms: dict[str, float] = field(default_factory=dict)
+    # (N,) bool: False for a reading that is no new evidence for the tracker's vote: a
+    # doubtful card's last reading, given again while the card waits its turn to be read
+    # (companion.vision.reuse). Empty: every reading counts.
+    evidence: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
 
     def __len__(self) -> int:
         return len(self.card_ids)
@@ -163,9 +167,12 @@ class Classifications:
                           self.embeddings[i] if has else None,
                           bool(self.duplicates[i]) if len(self.duplicates) == len(self) else False)
 
+    def is_evidence(self, i: int) -> bool:
+        return len(self.evidence) != len(self) or bool(self.evidence[i])
+
     @classmethod
-    def from_rows(cls, rows: list[ReadingRow],
-                  timing_ms: dict[str, float] | None = None) -> Classifications:
+    def from_rows(cls, rows: list[ReadingRow], timing_ms: dict[str, float] | None = None,
+                  evidence: list[bool] | None = None) -> Classifications:
         dims = {len(r.embedding) for r in rows if r.embedding is not None}
         if len(dims) == 1 and all(r.embedding is not None or r is UNREAD for r in rows):
             d = dims.pop()
@@ -177,7 +184,8 @@ class Classifications:
                for k in ("confidence", "face_down", "not_card")}
         return cls([r.card_id for r in rows], col["confidence"], col["face_down"],
                    col["not_card"], [list(r.topk) for r in rows], emb,
-                   np.array([r.duplicate for r in rows], bool), dict(timing_ms or {}))
+                   np.array([r.duplicate for r in rows], bool), dict(timing_ms or {}),
+                   np.array(evidence if evidence is not None else [], bool))
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ from companion.vision.source import Frame, FrameSource
 from companion.vision.track import MotionGate, MotionMap, TableTracker, TrackEvent
 
 STAGES = ("calibrate", "rectify", "detect", "classify", "track")
+# Unchanged doubtful cards read a frame when the classifier reads with a deck profile
+# (see companion.vision.reuse); the model alone reads them all on every frame.
+DOUBTFUL_PER_FRAME = 1
 
 
 class Classifier(Protocol):
@@ -77,7 +80,11 @@ class Pipeline:
                  gate_motion: bool = True, reuse: ReadingReuse | None = None,
                  reuse_readings: bool = True):
         self.classifier = classifier
-        self.reuse = (reuse or ReadingReuse()) if reuse_readings else None
+        if reuse is None and reuse_readings:
+            # A deck profile's reading costs milliseconds a crop: doubtful cards take turns.
+            with_profile = getattr(classifier, "profile", None) is not None
+            reuse = ReadingReuse(max_doubtful=DOUBTFUL_PER_FRAME if with_profile else None)
+        self.reuse = reuse if reuse_readings else None
         self.tracker = tracker or TableTracker()
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)
@@ -108,7 +115,7 @@ class Pipeline:
         if self._monitor is None:
             return None
         report = self._monitor.check(frame.image, frame.timestamp)
-        if report is not None and report.drifted:
+        if report is not None and report.replaced:
             self.calibration = self._monitor.calibration
         return report
 

@@ -16,6 +16,15 @@ change cannot hide a card swapped under a steady hand. Crops under a moving hand
 ignores them (see :class:`~companion.vision.track.TableTracker`), so they get
 :data:`~companion.vision.classify.UNREAD`, or their last reading for the dashboard's labels.
 
+With a deck profile a reading costs a few milliseconds a crop (the detail comparisons of
+:mod:`companion.vision.enroll`), against a fraction of one for the model alone, and a table
+with a few partly covered cards would spend most of each frame re-reading them. So a
+pipeline with a profile reads at most ``max_doubtful`` unchanged doubtful cards a frame,
+the longest unread first. The others give their last reading again, marked as no new
+evidence (``Classifications.evidence``): the tracker counts the card as seen but does not
+vote twice with one reading. Each doubtful card is then read every few frames, and the
+tracker gets as many independent readings a second as the classifier can afford.
+
 This is what lets the pipeline read new cards with test-time rotations and still keep up
 with the camera.
 """
@@ -56,12 +65,14 @@ class ReadingReuse:
     """``classify(classifier, detections, frame_index, skip) -> Classifications``."""
 
     def __init__(self, match_mm: float = 6.0, max_diff: float = 30.0,
-                 refresh_frames: int = 15, max_refresh: int = 3, keep_above: float = 0.85):
+                 refresh_frames: int = 15, max_refresh: int = 3, keep_above: float = 0.85,
+                 max_doubtful: int | None = None):
         self.keep_above = keep_above
         self.match_mm = match_mm
         self.max_diff = max_diff
         self.refresh_frames = refresh_frames
         self.max_refresh = max_refresh
+        self.max_doubtful = max_doubtful
         self.reads = 0  # crops sent to the classifier (for benchmarks and tests)
         self.reset()
 
@@ -74,33 +85,42 @@ class ReadingReuse:
         thumbs = _thumbs(det.crops)
         rows: list[ReadingRow | None] = [None] * n
         kept: list[_Remembered | None] = [None] * n
-        due = []
+        evidence = [True] * n
+        due, doubtful = [], []
         for i, old in enumerate(self._nearest(det.centers_mm)):
             if old is None:
                 continue
             if skip is not None and skip[i]:
                 old.disturbed = True
                 rows[i], kept[i] = old.row, old  # not evidence: the tracker skips it
-            elif not old.disturbed and old.row.confidence >= self.keep_above and \
+            elif not old.disturbed and \
                     float(np.abs(thumbs[i] - old.thumb).mean()) < self.max_diff:
-                rows[i], kept[i] = old.row, old
-                if frame_index - old.read_at >= self.refresh_frames:
-                    due.append((old.read_at, i))
+                if old.row.confidence >= self.keep_above:
+                    rows[i], kept[i] = old.row, old
+                    if frame_index - old.read_at >= self.refresh_frames:
+                        due.append((old.read_at, i))
+                elif self.max_doubtful is not None:
+                    doubtful.append((old.read_at, i))
+                    rows[i], kept[i] = old.row, old
         for _, i in sorted(due)[:self.max_refresh]:
             rows[i] = kept[i] = None
+        for _, i in sorted(doubtful)[:self.max_doubtful]:
+            rows[i] = kept[i] = None  # its turn: the longest unread first
+        for _, i in sorted(doubtful)[self.max_doubtful:]:
+            evidence[i] = False
         todo = [i for i in range(n) if rows[i] is None and not (skip is not None and skip[i])]
         timing: dict[str, float] = {}
         if todo:
-            fresh = classifier.classify(det.crops[todo])
-            timing = dict(getattr(fresh, "timing_ms", {}) or {})
+            read = classifier.classify(det.crops[todo])
+            timing = dict(getattr(read, "timing_ms", {}) or {})
             self.reads += len(todo)
             for j, i in enumerate(todo):
-                rows[i] = fresh.row(j)
+                rows[i] = read.row(j)
                 kept[i] = _Remembered(det.centers_mm[i], thumbs[i], rows[i], frame_index)
         rows = [UNREAD if r is None else r for r in rows]
         # Only what was seen this frame is remembered: a card taken away is forgotten.
         self._memory = [m for m in kept if m is not None]
-        return Classifications.from_rows(rows, timing)
+        return Classifications.from_rows(rows, timing, evidence)
 
     def _nearest(self, centers_mm: np.ndarray) -> list[_Remembered | None]:
         """For each centre, the remembered card within ``match_mm`` of it (nearest)."""

@@ -230,7 +230,8 @@ class TableTracker:
     def update(self, frame_index: int, timestamp: float, detections: Detections,
                classifications, motion: MotionMap | None = None) -> list[TrackEvent]:
         """``classifications`` has parallel ``card_ids``, ``confidence``, ``face_down``,
-        ``not_card`` and ``topk`` (see ``companion.vision.classify.Classifications``)."""
+        ``not_card`` and ``topk``, and ``is_evidence(i)`` (see
+        ``companion.vision.classify.Classifications``)."""
         n = len(detections)
         if len(classifications) != n:
             raise ValueError(f"{n} detections but {len(classifications)} classifications")
@@ -251,7 +252,8 @@ class TableTracker:
             else:
                 conf = float(classifications.confidence[i])
                 topk = tuple(classifications.topk[i])
-            obs.append((detections.centers_mm[i], label, conf, topk))
+            obs.append((detections.centers_mm[i], label, conf, topk,
+                        classifications.is_evidence(i)))
 
         matched = self._associate(obs)
         events: list[TrackEvent] = []
@@ -260,11 +262,12 @@ class TableTracker:
                                                             self.motion_radius_mm)[0])
             o = matched.get(t.id)
             if o is not None:
-                center, label, conf, topk = o
+                center, label, conf, topk, evidence = o
                 t.center = 0.7 * t.center + 0.3 * np.asarray(center, float)
                 t.last_seen, t.missed = frame_index, 0
-                t.readings.append((label, conf, topk))
-                events += self._vote(t, frame_index, timestamp)
+                if evidence:  # else seen, but its reading was counted already
+                    t.readings.append((label, conf, topk))
+                    events += self._vote(t, frame_index, timestamp)
             elif not gated:
                 t.missed += 1
                 if t.missed >= (self.remove_frames if t.settled else self.stable_frames):
@@ -274,7 +277,7 @@ class TableTracker:
                         name = None if t.unsure or t.label == FACE_DOWN else t.label
                         events.append(self._event("removed", t, name, 1.0, frame_index,
                                                   timestamp))
-        for center, label, conf, topk in (o for k, o in matched.items() if k < 0):
+        for center, label, conf, topk, _ in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
                        deque(maxlen=self.stable_frames * 2))
             self._next_id += 1

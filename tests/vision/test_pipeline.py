@@ -8,7 +8,7 @@ from table_drawing import PALETTE, DrawnCard, render
 
 from companion.layouts import load_layout
 from companion.vision.classify import Classifications
-from companion.vision.pipeline import STAGES, Pipeline
+from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
 from companion.vision.source import FakeSource
 from companion.vision.track import TableTracker
 
@@ -90,6 +90,14 @@ def test_reading_every_crop_afresh_gives_the_same_events():
     fresh, calls = events(False)
     assert calls == len(_frames())
     assert events(True)[0] == fresh
+
+
+def test_doubtful_cards_take_turns_only_when_read_with_a_deck_profile():
+    class ProfileOracle(ColourOracle):
+        profile = "a deck profile"  # its readings cost milliseconds a crop
+
+    assert Pipeline(ColourOracle()).reuse.max_doubtful is None
+    assert Pipeline(ProfileOracle()).reuse.max_doubtful == DOUBTFUL_PER_FRAME
 
 
 def test_pipeline_waits_for_the_mat():

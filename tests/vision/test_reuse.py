@@ -12,15 +12,19 @@ from companion.vision.reuse import ReadingReuse
 class CountingOracle:
     """Names a crop by its mean brightness and counts the crops it was asked to read."""
 
-    def __init__(self):
+    def __init__(self, confidence: float = 0.9):
         self.read = 0
+        self.confidence = confidence
+        self.batches: list[list[str]] = []
 
     def classify(self, crops: np.ndarray) -> Classifications:
         self.read += len(crops)
         ids = [f"surya-{1 + int(c.mean()) // 26}" for c in crops]
+        self.batches.append(ids)
         n = len(ids)
-        return Classifications(ids, np.full(n, 0.9), np.zeros(n), np.zeros(n),
-                               [[(i, 0.9)] for i in ids], np.ones((n, 4), np.float32))
+        return Classifications(ids, np.full(n, self.confidence), np.zeros(n), np.zeros(n),
+                               [[(i, self.confidence)] for i in ids],
+                               np.ones((n, 4), np.float32))
 
 
 def _det(centers, levels, rng) -> Detections:
@@ -76,3 +80,27 @@ def test_a_card_a_moving_hand_came_near_is_read_again_once_the_hand_has_gone():
     assert oracle.read == 2 and out.card_ids == ["surya-2"]
     reuse.classify(oracle, _det([(100, 100)], [30], rng), 3)
     assert oracle.read == 2  # a wobble of the detected centre is the same card
+
+
+def test_doubtful_cards_are_read_on_every_frame_unless_they_must_take_turns():
+    rng = np.random.default_rng(3)
+    places, levels = [(100, 100), (200, 100), (300, 100)], [30, 120, 200]
+    every, oracle = ReadingReuse(), CountingOracle(confidence=0.5)
+    for f in range(3):
+        out = every.classify(oracle, _det(places, levels, rng), f)
+        assert out.evidence.all()
+    assert oracle.read == 9  # each crop is new evidence while the card is doubtful
+
+    turns, oracle = ReadingReuse(max_doubtful=1), CountingOracle(confidence=0.5)
+    first = turns.classify(oracle, _det(places, levels, rng), 0)
+    assert oracle.read == 3 and first.evidence.all()  # new cards are read at once
+    read = []
+    for f in range(1, 7):
+        out = turns.classify(oracle, _det(places, levels, rng), f)
+        assert out.card_ids == first.card_ids  # the others give their last reading again
+        assert out.evidence.sum() == 1  # ... which is no new evidence
+        read += oracle.batches[-1]
+    assert read == [read[0], read[1], read[2]] * 2 and sorted(read[:3]) == sorted(
+        first.card_ids)  # in turn, the longest unread first
+    out = turns.classify(oracle, _det(places + [(400, 100)], levels + [90], rng), 7)
+    assert oracle.batches[-1][-1] == "surya-4" and len(oracle.batches[-1]) == 2

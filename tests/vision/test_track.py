@@ -25,6 +25,7 @@ class Reading:
     conf: float = 0.99
     face_down: bool = False
     topk: tuple = ()
+    evidence: bool = True  # False: a reading given again (companion.vision.reuse)
 
 
 
@@ -39,7 +40,8 @@ def frame(cards: list[tuple[tuple[float, float], Reading]]) -> tuple[Detections,
         np.array([r.conf for _, r in cards]),
         np.array([0.99 if r.face_down else 0.0 for _, r in cards]),
         np.array([0.0 if (r.face_down or r.card) else 0.99 for _, r in cards]),
-        [list(r.topk or ((r.card, r.conf),)) if r.card else [] for _, r in cards])
+        [list(r.topk or ((r.card, r.conf),)) if r.card else [] for _, r in cards],
+        evidence=np.array([r.evidence for _, r in cards], bool))
     return det, cls
 
 
@@ -62,6 +64,16 @@ def test_a_card_appears_only_once_it_is_stable():
     assert ev.confidence == pytest.approx(0.99)
     assert run(tr, [seen] * 10, start=5) == []  # no repeats while it lies there
     assert tr.table == {"pos1": ["surya-7"]}
+
+
+def test_a_reading_given_again_keeps_the_card_seen_but_does_not_vote_twice():
+    tr = TableTracker(LAYOUT, stable_frames=3)
+    read = [(POS["pos1"], Reading("surya-7"))]
+    again = [(POS["pos1"], Reading("surya-7", evidence=False))]
+    assert run(tr, [read] + [again] * 10) == []  # one reading, however often it is given
+    # The card was not lost meanwhile: two more readings make three, and it appears.
+    (ev,) = run(tr, [read, again, read], start=11)
+    assert (ev.kind, ev.card_id, ev.last_frame) == ("appeared", "surya-7", 13)
 
 
 def test_flicker_and_jitter_make_no_events():
