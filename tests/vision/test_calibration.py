@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
+
 import numpy as np
 import pytest
 from table_drawing import MAT, camera_homography, render
@@ -125,3 +128,50 @@ def test_chessboard_intrinsics_recover_a_plain_pinhole():
     assert intr.image_size == (640, 480) and intr.rms_px < 1.0
     with pytest.raises(CalibrationError, match="need at least 3 views"):
         chessboard_intrinsics(views[:1], pattern, square)
+
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "scene_00018.jpg"
+
+
+def _cover_markers(image: np.ndarray, found: dict, ids) -> np.ndarray:
+    out = image.copy()
+    for i in ids:  # a hand over each: a flat patch a little larger than the marker
+        (x0, y0), (x1, y1) = found[i].min(0).astype(int) - 5, found[i].max(0).astype(int) + 5
+        out[max(0, y0):y1, max(0, x0):x1] = 120
+    return out
+
+
+@pytest.mark.skipif(not FIXTURE.is_file(), reason="no fixture scenes")
+def test_hands_over_markers_do_not_replace_a_better_fit_but_a_bumped_camera_does():
+    import cv2
+    image = cv2.imread(str(FIXTURE))  # a camera view with lens distortion and JPEG
+    calibrator = MatCalibrator()
+    found = calibrator.find_markers(image)
+    full = calibrator.calibrate(image)
+    assert full.markers == (0, 1, 2, 3)
+    bump = np.float32([[1, 0, 12], [0, 1, 5]])
+    for seen in itertools.combinations(full.markers, 2):
+        covered = _cover_markers(image, found, set(full.markers) - set(seen))
+        # What the re-check sees is a poor fit far from its two markers ...
+        assert drift_mm(full, calibrator.calibrate(covered)) > 10
+        monitor = DriftMonitor(calibrator, full)
+        report = monitor.check(covered, 0.0)
+        # ... but those two have not moved: the full fit stays.
+        assert report.markers == seen and not report.replaced
+        assert monitor.calibration is full
+        moved = cv2.warpAffine(covered, bump, covered.shape[1::-1],
+                               borderMode=cv2.BORDER_REPLICATE)
+        report = monitor.check(moved, 5.0)
+        assert report.drifted and monitor.calibration.markers == seen
+
+
+@pytest.mark.skipif(not FIXTURE.is_file(), reason="no fixture scenes")
+def test_a_view_with_more_markers_replaces_a_fit_from_fewer():
+    import cv2
+    image = cv2.imread(str(FIXTURE))
+    calibrator = MatCalibrator()
+    two = calibrator.calibrate(_cover_markers(image, calibrator.find_markers(image), (2, 3)))
+    monitor = DriftMonitor(calibrator, two)
+    report = monitor.check(image, 0.0)
+    assert report.improved and not report.drifted
+    assert monitor.calibration.markers == (0, 1, 2, 3)
