@@ -140,6 +140,28 @@ def test_a_deck_the_model_knows_is_read_at_least_as_surely_once_enrolled():
 
 
 @needs_model
+def test_an_enrolled_reading_the_model_is_sure_is_wrong_is_asked_about():
+    """Two cards enrolled under each other's names (a slip in the manifest): the profile
+    names the swapped card, the model alone is sure of the printed one, and the reading
+    must stay below the tracker's bar rather than report either card surely."""
+    bar = TableTracker().min_confidence
+    cards = deck_cards(DeckKind.MUGHAL)
+    six, seven = Card.parse("shamsher-6"), Card.parse("shamsher-7")
+    names = {c.id: c.id for c in cards} | {six.id: seven.id, seven.id: six.id}
+    clf = CardClassifier(deck=DeckKind.MUGHAL)
+    profile = enroll_images({names[c.id]: _face(c, 6, 2) for c in cards}, "slip", clf)
+    rng = np.random.default_rng(5)
+    crops = np.stack([place_card(_face(c, 6, 2), rng, GENTLE) for c in (six, seven) * 3])
+    alone = clf.classify(crops)
+    assert alone.card_ids == [six.id, seven.id] * 3 and (alone.confidence >= bar).all()
+    enrolled = CardClassifier(profile=profile)
+    for crop, card in zip(crops, (six, seven) * 3):
+        res = enrolled.classify(crop[None])
+        assert res.card_ids[0] in (six.id, seven.id)
+        assert res.confidence[0] < bar, (card.id, res.card_ids[0], res.confidence[0])
+
+
+@needs_model
 def test_profile_classifier_flags_two_crops_of_one_card():
     clf = CardClassifier()
     cards = deck_cards(DeckKind.MUGHAL)[:12]
