@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "vision"))
-from table_drawing import PALETTE, DrawnCard, render
+from table_drawing import MAT, PALETTE, DrawnCard, render
 from test_pipeline import ColourOracle
 
 import companion.commands.vision_table as vt
@@ -87,6 +87,34 @@ def test_calibrate_saves_a_profile_that_replay_uses(tmp_path, oracle, capsys):
                  "--calibration", str(tmp_path / "t.json")]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines[-1]["calibrated_frames"] == 39
+
+
+def _hand_over_markers(scene, ids) -> np.ndarray:
+    image = scene.image.copy()
+    for m in MAT.markers:
+        if m.id in ids:
+            c = scene.mm_to_px @ np.array([*m.center_mm, 1.0])
+            x, y = (c[:2] / c[2]).astype(int)
+            image[y - 60:y + 60, x - 60:x + 60] = 90
+    return image
+
+
+def test_calibrate_waits_for_a_view_with_more_markers(tmp_path, capsys):
+    scene = render([], seed=2)
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), _hand_over_markers(scene, {2, 3}))
+    cv2.imwrite(str(folder / "b.png"), scene.image)  # the hand has moved away
+    assert main(["calibrate", "--source", str(folder), "--name", "t",
+                 "--out-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "markers [0, 1, 2, 3]" in out.out and "found markers [0, 1] of 4" in out.err
+    assert "warning" not in out.err
+    (folder / "b.png").unlink()  # the hand never moves: the best view is used, with a warning
+    assert main(["calibrate", "--source", str(folder), "--name", "t",
+                 "--out-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "markers [0, 1]" in out.out and "only 2 of the mat's 4 markers" in out.err
 
 
 def test_calibrate_by_hand_and_its_errors(tmp_path, capsys):

@@ -27,6 +27,9 @@ def _register_calibrate(sub) -> None:
                    help="where to save (default: calibration/profiles, else the user data dir)")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds (of frames) to look for the mat before giving up")
+    p.add_argument("--wait", type=float, default=5.0,
+                   help="once some of the mat's markers are found, seconds to wait for all "
+                        "of them (a fit from fewer is less exact far from them)")
     p.add_argument("--corners", default=None, metavar="X,Y X,Y X,Y X,Y",
                    help="no mat: the 4 corners of the playing area in the image, clockwise "
                         "from top-left (4 pairs)")
@@ -82,7 +85,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     calibrator = MatCalibrator()
     manual = args.corners is not None or args.click
     area = tuple(_pairs(args.area_mm, 1, "--area-mm")[0]) if args.area_mm else None
-    cal, last_seen, start = None, None, None
+    cal, last_seen, start, found_at = None, None, None, None
+    every = len(calibrator.mat.markers)
     try:
         for frame in source.frames():
             image = intrinsics.undistort(frame.image) if intrinsics else frame.image
@@ -96,14 +100,23 @@ def _calibrate(args: argparse.Namespace) -> int:
                     raise UsageError(str(e)) from None
                 break
             start = frame.timestamp if start is None else start
+            # A fit from two markers can be centimetres off far from them: once the mat is
+            # found, wait a little for a view with more of its markers (a hand moving away).
             try:
-                cal = calibrator.calibrate(image, None)
-                break
+                now = calibrator.calibrate(image, None)
+                if cal is None or len(now.markers) > len(cal.markers):
+                    cal = now
+                found_at = frame.timestamp if found_at is None else found_at
+                if len(cal.markers) == every or frame.timestamp - found_at > args.wait:
+                    break
+                message = (f"found markers {list(now.markers)} of {every}; waiting up to "
+                           f"{args.wait:g} s for the others to come into view")
             except CalibrationError as e:
-                seen = tuple(sorted(calibrator.find_markers(image)))
-                if seen != last_seen:  # guide the user as the view changes, not every frame
-                    print(f"looking for the mat... {e}", file=sys.stderr)
-                    last_seen = seen
+                message = f"looking for the mat... {e}"
+            seen = tuple(sorted(calibrator.find_markers(image)))
+            if seen != last_seen:  # guide the user as the view changes, not every frame
+                print(message, file=sys.stderr)
+                last_seen = seen
             if frame.timestamp - start > args.timeout:
                 break
     except SourceError as e:
@@ -123,6 +136,12 @@ def _calibrate(args: argparse.Namespace) -> int:
     how = (f"markers {list(cal.markers)}, mean error {cal.error_mm:.2f} mm"
            if cal.method == "aruco" else "4 corners given by hand")
     print(f"calibrated ({how}); {cal.px_per_mm():.2f} px/mm at the table centre")
+    if cal.method == "aruco" and len(cal.markers) < len(calibrator.mat.markers):
+        print(f"warning: only {len(cal.markers)} of the mat's {len(calibrator.mat.markers)} "
+              "markers were in view; far from them the table may be centimetres off. "
+              "Calibrate again with the whole mat in view for a better profile "
+              "(while playing, the camera pipeline improves the fit by itself when more "
+              "markers come into view).", file=sys.stderr)
     print(f"saved {path}")
     return 0
 
