@@ -2,7 +2,7 @@
 
     python benchmarks/bench_accuracy.py [--n 4800] [--model PATH] [--update-model-card]
 
-Five measurements:
+Six measurements:
 1. Held-out crops of the project's own art: faces rendered with seeds the model never saw
    (training uses seeds 0-2; these use 1000+), every style, under named poses and lights
    (``companion.vision.crops.POSES`` / ``LIGHTS``); top-1 accuracy split by style, pose and
@@ -17,7 +17,9 @@ Five measurements:
 4. Scenes rendered with seed 4242 (neither training nor fixtures; the set models are chosen
    on): whole face-up cards read with the deck mask, and how many readings clear the
    tracker's bar and are wrong all the same.
-5. Time to classify a batch of 20 crops (median of many runs), split by stage.
+5. Our own art enrolled from its faces (a deck the model knows): the same crops read by
+   the model alone and with the profile.
+6. Time to classify a batch of 20 crops (median of many runs), split by stage.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from companion.vision.classify import (
     write_model_card,
 )
 from companion.vision.crops import GENTLE, LIGHTS, POSES, eval_crop, place_card
-from companion.vision.enroll import enroll_folder, read_manifest
+from companion.vision.enroll import enroll_folder, enroll_images, read_manifest
 from companion.vision.track import TableTracker
 
 DECKS = ROOT.parent / "shared" / "decks"
@@ -288,6 +290,38 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
             "enrol seconds": enrol_s, "enrolled ms per 20 crops": statistics.median(frame_ms)}
 
 
+def own_enrolled(clf: CardClassifier, deck: DeckKind, per_card: int, style: int = 6,
+                 seed: int = HELD_OUT_SEED) -> dict:
+    """Our own art enrolled from its faces, as a player with our printed deck would on the
+    "Enrol a deck" page: the model was trained on this art (``classify.KNOWN_ART``). The
+    same camera crops read by the model alone and with the profile, in frame-sized batches
+    of distinct cards."""
+    from companion.synth.faces import render_face
+    faces = {c.id: render_face(c, style, seed, 112) for c in deck_cards(deck)}
+    profile = enroll_images(faces, "own", CardClassifier(clf.model_path, deck=deck))
+    rng = np.random.default_rng(seed)
+    ids = list(faces)
+    crops, truth = [], []
+    for k in range(per_card):
+        for cid in ids:
+            crops.append(eval_crop(faces[cid], *_conditions(k + len(crops)), rng))
+            truth.append(cid)
+    out = {}
+    for how, reader in (("model alone", CardClassifier(clf.model_path, deck=deck)),
+                        ("enrolled", CardClassifier(clf.model_path, profile=profile))):
+        read, conf = [], []
+        for s in range(0, len(crops), 20):
+            res = reader.classify(np.stack(crops[s:s + 20]))
+            read.extend(res.card_ids)
+            conf.extend(res.confidence)
+        sure, wrong = _sure_counts(read, conf, truth)
+        out[how] = [sum(a == t for a, t in zip(read, truth)), len(truth)]
+        out[f"{how}, read surely (>= {SURE})"] = [sure, len(truth)]
+        out[f"{how}, read surely but wrong"] = [wrong, sure]
+    out["model agreement at enrolment"] = profile.model_agreement
+    return out
+
+
 def _telling_region(faces: dict[str, np.ndarray]) -> np.ndarray:
     """The face pixels where a suit's number cards differ from each other (a small numeral
     on PySolFC art): what alone tells those cards apart."""
@@ -390,6 +424,13 @@ def main(argv=None) -> int:
         rows.append((f"PySolFC {deck.value}: enrolment time", f"{r['enrol seconds']:.1f} s"))
         rows.append((f"PySolFC {deck.value}: enrolled reading, median per 20 crops",
                      f"{r['enrolled ms per 20 crops']:.0f} ms"))
+    for deck in DeckKind:
+        r = own_enrolled(clf, deck, args.per_card)
+        for k, v in r.items():
+            label = f"own art enrolled, {deck.value}: {k}"
+            rows.append((label, _pct(v) if isinstance(v, list) else f"{v:.3f}"))
+            card_acc[f"own art enrolled, {deck.value}, {k}"] = (
+                _pct(v) if isinstance(v, list) else round(v, 3))
     for r in sorted({1, args.rotations}):
         sp = speed(CardClassifier(args.model, threads=args.threads, rotations=r))
         how = "1 reading" if r == 1 else f"as served ({r} turns when the first is unsure)"

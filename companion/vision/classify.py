@@ -36,6 +36,9 @@ TOP_K = 3
 # The model alone this sure of a card holds back an enrolled reading that names another.
 # Zero-shot on the PySolFC decks the model is this sure of 8 / 0 crops in 576 / 720.
 MODEL_OVERRULES = 0.8
+# A profile whose enrolment views the model alone names this well is of a deck the model
+# knows (our printed deck): the profile picks the card, and the model says how sure.
+KNOWN_ART = 0.9
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx"
 
 
@@ -334,14 +337,24 @@ class CardClassifier:
         disagree: the reading is then no surer than the model's doubt, so the players are
         asked. On the Kendra Kari film with its own deck enrolled, the profile read a
         Shamsher 6 as the 7 at 0.998 where the model alone read the 6 at 0.98; the tracker
-        reported the 7."""
+        reported the 7.
+
+        On a deck the model knows (``KNOWN_ART``), a reading is no surer than the model's
+        own probability of the card it names. In the dim, blurred Kendra Kari film the
+        profile of its own deck read one Chandra 9 as the 10 or the 9 at 0.92-0.996 in
+        turn, where the model alone gave either 0.5-0.7; the tracker reported the 10."""
         p = self._model_probs(h)
         top = p.argmax(axis=1)
         model_conf = p[np.arange(len(p)), top] * h.kind[:, 0]
         same = np.array([cid == self._card_ids[t] for cid, t in zip(card_ids, top)], bool)
-        overruled = ~same & (model_conf >= MODEL_OVERRULES) & np.array(
-            [cid is not None for cid in card_ids], bool)
+        named = np.array([cid is not None for cid in card_ids], bool)
+        overruled = ~same & (model_conf >= MODEL_OVERRULES) & named
         conf = np.where(overruled, np.minimum(conf, 1.0 - model_conf), conf)
+        if self.profile.model_agreement >= KNOWN_ART:
+            index = {cid: j for j, cid in enumerate(self._card_ids)}
+            model_p = np.array([p[i, index[cid]] if cid else 1.0
+                                for i, cid in enumerate(card_ids)]) * h.kind[:, 0]
+            conf = np.where(named, np.minimum(conf, model_p), conf)
         return np.where(same, np.maximum(conf, model_conf), conf).astype(np.float32)
 
     def _decode(self, h: HeadOutputs, probs: np.ndarray, ids: np.ndarray,

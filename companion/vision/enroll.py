@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from companion.cards import Card, CardIdError, DeckKind, Suit
+from companion.cards import Card, CardIdError, DeckKind, Suit, suits_of
 from companion.vision import cues
 from companion.vision.crops import CROP_PX, GENTLE, place_card
 from companion.vision.match import (
@@ -99,6 +99,9 @@ class DeckProfile:
     grey: np.ndarray  # (M, 96, 96) float32: each card's disc, turned to its suit's reference
     suit_weights: dict[str, np.ndarray]  # suit id -> (96, 96) where its number cards differ
     weights: Weights = Weights()
+    # Share of the enrolment views the model alone names right: near 1 for art it was
+    # trained on (our printed deck), a few per cent for PySolFC. See classify.KNOWN_ART.
+    model_agreement: float = 0.0
 
     def card_probabilities(self, crops: np.ndarray, heads: HeadOutputs
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -322,6 +325,7 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
         face = _as_face(images[cid])
         views.extend(place_card(face, rng, GENTLE) for _ in range(VIEWS))
     heads, _ = classifier.heads(np.stack(views))
+    agreement = _model_agreement(classifier, heads, np.repeat(ids, VIEWS), decks)
     pips = np.array([cues.pip_count(c) if not Card.parse(cid).rank.is_face else -1
                      for c, cid in zip(crops, ids)])
     sigs: dict[str, list[np.ndarray]] = {}
@@ -332,7 +336,18 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
                        view_embeddings=heads.embedding.astype(np.float32),
                        templates=polar_templates(crops), pips=pips,
                        suit_signatures={k: np.mean(v, axis=0) for k, v in sigs.items()},
-                       grey=turned, suit_weights=suit_weights)
+                       grey=turned, suit_weights=suit_weights, model_agreement=agreement)
+
+
+def _model_agreement(classifier: CardClassifier, heads: HeadOutputs, truth: np.ndarray,
+                     decks: set[DeckKind]) -> float:
+    """The share of views whose card the model alone names (within the deck's suits)."""
+    allowed = {s.value for d in decks for s in suits_of(d)}
+    suits = [s.value for s in classifier.suits]
+    suit_p = np.where([s in allowed for s in suits], heads.suit, -1.0)
+    named = [Card(classifier.suits[s], classifier.ranks[r]).id
+             for s, r in zip(suit_p.argmax(axis=1), heads.rank.argmax(axis=1))]
+    return float(np.mean([n == t for n, t in zip(named, truth)]))
 
 
 def _as_face(image: np.ndarray) -> np.ndarray:
@@ -379,7 +394,8 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"version": PROFILE_VERSION, "name": profile.name, "deck": profile.deck.value,
             "card_ids": list(profile.card_ids), "views": VIEWS,
-            "suits": sorted(profile.suit_signatures)}
+            "suits": sorted(profile.suit_signatures),
+            "model_agreement": profile.model_agreement}
     np.savez_compressed(
         path, meta=np.array(json.dumps(meta)), view_embeddings=profile.view_embeddings,
         templates=profile.templates.astype(np.float16), pips=profile.pips,
@@ -405,7 +421,8 @@ def load_profile(path: Path) -> DeckProfile:
             templates=z["templates"].astype(np.float32), pips=z["pips"].astype(int),
             suit_signatures=dict(zip(meta["suits"], z["suit_signatures"].astype(np.float32))),
             grey=z["grey"].astype(np.float32),
-            suit_weights=dict(zip(meta["suits"], z["suit_weights"].astype(np.float32))))
+            suit_weights=dict(zip(meta["suits"], z["suit_weights"].astype(np.float32))),
+            model_agreement=float(meta.get("model_agreement", 0.0)))
     except (OSError, KeyError, ValueError) as e:
         if isinstance(e, ProfileError):
             raise
