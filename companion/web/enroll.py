@@ -156,6 +156,7 @@ def confirm():
 
 @bp.post("/api/enroll/save")
 def save():
+    from companion.vision.classify import KNOWN_ART
     from companion.vision.enroll import ProfileError, enroll_images, save_profile
     data = json_body("name")
     name = want(data, "name", str)
@@ -178,7 +179,9 @@ def save():
         d.cards.clear()
         _keep(d)
         return jsonify(path=str(path), name=name, deck=profile.deck.value,
-                       cards=len(profile.card_ids)), 201
+                       cards=len(profile.card_ids),
+                       model_agreement=round(profile.model_agreement, 3),
+                       known_art=profile.model_agreement >= KNOWN_ART), 201
 
 
 @bp.post("/api/enroll/reset")

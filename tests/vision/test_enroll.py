@@ -318,3 +318,26 @@ def test_recentre_puts_an_off_centre_card_back_in_the_middle():
     assert err < 0.4 * np.abs(shifted.astype(int) - centred.astype(int))[16:80, 16:80].mean()
     blank = np.full((96, 96, 3), 120, np.uint8)
     assert np.array_equal(recentre(blank), blank)
+
+
+@needs_model
+def test_companion_enroll_builds_a_profile_and_says_whether_the_model_knows_the_art(
+        tmp_path, capsys):
+    from companion.cli import main
+    folder = tmp_path / "deck"
+    folder.mkdir()
+    rows = ["file,card", "back.png,back"]
+    for card in deck_cards(DeckKind.MUGHAL)[::8]:
+        cv2.imwrite(str(folder / f"{card.id}.png"), _face(card, 0, 0))
+        rows.append(f"{card.id}.png,{card.id}")
+    (folder / "manifest.csv").write_text("\n".join(rows) + "\n")
+    out = tmp_path / "mine.npz"
+    assert main(["enroll", "--deck-dir", str(folder), "--name", "mine", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "enrolled 12 cards of a mughal deck as 'mine'" in printed
+    assert "the model knows this art" in printed
+    assert load_profile(out).model_agreement >= KNOWN_ART
+    assert main(["enroll", "--deck-dir", str(tmp_path / "none"), "--name", "x"]) == 2
+    (folder / "manifest.csv").write_text("file,card\nmissing.png,surya-1\n")
+    assert main(["enroll", "--deck-dir", str(folder), "--name", "x", "--out", str(out)]) == 2
+    assert "missing or not an image" in capsys.readouterr().err

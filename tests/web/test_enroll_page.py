@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from companion.cards import Card, DeckKind
-from companion.vision.classify import DEFAULT_MODEL, CardClassifier
+from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, CardClassifier
 from companion.vision.enroll import load_profile
 from companion.web.capture import CaptureThread
 from companion.web.vision_feed import _classifier
@@ -80,6 +80,8 @@ def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_clie
     path = Path(r.get_json()["path"])
     assert path == tmp_path / "profiles" / "my-deck.npz"
     profile = load_profile(path)
+    assert r.get_json()["model_agreement"] == round(profile.model_agreement, 3)
+    assert r.get_json()["known_art"] == (profile.model_agreement >= KNOWN_ART)
     assert sorted(profile.card_ids) == sorted(truth.values())
     # the profile reads the cards it was made from, and the draft starts again
     crops = np.stack([cv2.imdecode(np.frombuffer(base64.b64decode(

@@ -348,7 +348,7 @@ function initEnroll() {
   };
   $("#e-save").onsubmit = async (ev) => {
     ev.preventDefault();
-    try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim() } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}`); }
+    try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim() } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "")); }
     catch (e) { msg(e.message); }
   };
   $("#e-reset").onclick = async () => { try { showDraft(await api("/api/enroll/reset", { method: "POST" })); $("#e-cards").innerHTML = ""; msg(""); } catch (e) { msg(e.message); } };
