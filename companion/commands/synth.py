@@ -43,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, type=Path, help="video file (.mp4 or .avi)")
     p.add_argument("--style", type=int, default=None, help="art style (default: from seed)")
+    p.add_argument("--source", default=None, choices=["pysol-mughal", "pysol-dashavatara"],
+                   help="play a real-art deck from ../shared/decks instead of our art")
     p.add_argument("--width", type=int, default=960)
     p.add_argument("--height", type=int, default=540)
     p.add_argument("--max-moves", type=int, default=None,
@@ -114,7 +116,8 @@ def _synth_game(args: argparse.Namespace) -> int:
     try:
         info = film_game(args.game, args.players, args.seed, args.out, style=args.style,
                          size=(args.width, args.height), max_moves=args.max_moves,
-                         hard=args.hard, pace=args.pace, progress=ProgressBar("frames"))
+                         hard=args.hard, pace=args.pace, progress=ProgressBar("frames"),
+                         source=args.source)
     except VideoError as e:
         raise UsageError(str(e)) from None
     print(f"wrote {args.out} and {info['json']} ({info['frames']} frames)")

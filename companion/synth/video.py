@@ -30,6 +30,7 @@ import numpy as np
 from companion.cards import Card
 from companion.layouts import Layout, load_layout, load_mat
 from companion.synth.camera import CameraPose
+from companion.synth.decks import DeckSourceError, check_source
 from companion.synth.effects import Lighting, Sensor, random_lighting
 from companion.synth.faces import N_STYLES
 from companion.synth.scene import MAT_SIZE_MM, CardPlacement, SceneSpec, render_scene
@@ -415,10 +416,13 @@ def _ganjifa(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]
 
 def film_game(game: str, players: int, seed: int, out: Path, style: int | None = None,
               size: tuple[int, int] = (960, 540), max_moves: int | None = None,
-              hard: bool = False, progress=None, pace: str = "normal") -> dict[str, Any]:
+              hard: bool = False, progress=None, pace: str = "normal",
+              source: str | None = None) -> dict[str, Any]:
     """Simulates a game with the rules engine and films it; returns a summary.
 
-    ``pace``: ``normal`` or ``brisk`` (faster hands, shorter pauses: a smaller film)."""
+    ``pace``: ``normal`` or ``brisk`` (faster hands, shorter pauses: a smaller film).
+    ``source``: a real-art deck (``pysol-mughal``, ``pysol-dashavatara``) played instead
+    of our art in ``style``; the camera, light and hands are those of the same seed."""
     from companion.games.base import RuleError
     from companion.record import simulate
     if game not in GAMES:
@@ -433,6 +437,11 @@ def film_game(game: str, players: int, seed: int, out: Path, style: int | None =
     style = int(rng.integers(N_STYLES)) if style is None else style
     if not 0 <= style < N_STYLES:
         raise VideoError(f"style must be 0..{N_STYLES - 1}")
+    if source is not None:
+        try:
+            check_source(source)
+        except DeckSourceError as e:
+            raise VideoError(str(e)) from None
     n_moves = len(record.moves) if max_moves is None else min(max_moves, len(record.moves))
     camera = _video_camera(rng, size, hard)
     lighting = random_lighting(rng, "dim" if hard else str(rng.choice(["neutral", "warm",
@@ -442,8 +451,8 @@ def film_game(game: str, players: int, seed: int, out: Path, style: int | None =
     writer = cv2.VideoWriter(str(out), fourcc, FPS, size)
     if not writer.isOpened():
         raise VideoError(f"cannot write video {out}")
-    director = Director(game, players, load_layout(game), camera, lighting, f"style-{style}",
-                        seed, rng, writer, hard, pace)
+    director = Director(game, players, load_layout(game), camera, lighting,
+                        source or f"style-{style}", seed, rng, writer, hard, pace)
     script = _kendra_kari if game == "kendra-kari" else _ganjifa
     moves_json = []
     try:
@@ -491,7 +500,7 @@ def _write_json(out: Path, record, director: Director, moves, n_moves, style, se
     doc = {
         "format": FORMAT, "video": out.name, "fps": FPS, "size": list(size),
         "frames": len(director.frames), "game": record.game, "players": record.players,
-        "seed": seed, "style": style, "hard": hard, "pace": pace,
+        "seed": seed, "style": style, "source": director.source, "hard": hard, "pace": pace,
         "filmed_moves": n_moves, "complete": n_moves == len(record.moves),
         "note": ("the whole game is filmed" if n_moves == len(record.moves) else
                  f"only the first {n_moves} of {len(record.moves)} moves are filmed"),

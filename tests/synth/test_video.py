@@ -131,3 +131,25 @@ def test_bad_synth_game_arguments_are_refused(tmp_path, capsys):
     assert "films kendra-kari, ganjifa" in capsys.readouterr().err
     assert main(["synth-game", "--game", "ganjifa", "--out", str(tmp_path / "x.gif")]) == 2
     assert "must end in" in capsys.readouterr().err
+
+
+def test_a_real_art_deck_films_the_same_game_shot_for_shot(tmp_path):
+    from companion.synth.decks import PYSOL_FOLDERS, decks_dir
+    from companion.synth.video import VideoError
+    if not (decks_dir() / PYSOL_FOLDERS["pysol-mughal"]).is_dir():
+        pytest.skip(f"real-art decks absent: {decks_dir()}")
+    own, real = tmp_path / "own.mp4", tmp_path / "real.mp4"
+    film_game("kendra-kari", 3, 5, own, size=SIZE, max_moves=3)
+    film_game("kendra-kari", 3, 5, real, size=SIZE, max_moves=3, source="pysol-mughal")
+    a, b = (json.loads(p.with_suffix(".json").read_text()) for p in (own, real))
+    assert a["source"] == f"style-{a['style']}" and b["source"] == "pysol-mughal"
+    assert a["camera"] == b["camera"]
+    # The same cards in the same places on every frame; only how much of each shows can
+    # differ a little (the decks' discs are cut differently at the rim).
+    def places(doc):
+        return [[row[:5] + row[6:] for row in frame] for frame in doc["frame_truth"]]
+    assert places(a) == places(b)
+    assert own.read_bytes() != real.read_bytes()
+    with pytest.raises(VideoError, match="unknown card source"):
+        film_game("kendra-kari", 3, 5, tmp_path / "x.mp4", size=SIZE, max_moves=1,
+                  source="pysol-tarot")
