@@ -1,7 +1,7 @@
 """Speed and accuracy of the seeing pipeline (detect, track, referee); prints tables.
 
     python benchmarks/bench_pipeline.py [--frames 200] [--scenes 300] [--oracle] [--profile]
-                                        [--only X]
+                                        [--real-art] [--only X]
 
 1. speed: frames per second of the whole pipeline (calibration re-check, rectify + motion
    gate, detect, classify, track) on a 1280x720 table with 20 cards, per-stage timings.
