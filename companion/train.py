@@ -14,17 +14,22 @@ suit (18), rank (12), kind (card / face-down / not a card) and a unit-length emb
 a cosine classifier over the 216 cards shapes, so that enrolment can match a user's deck
 by nearest neighbour.
 
+On a machine with many cores and a GPU, ``--device cuda --stream-capacity N --workers W``
+renders while it trains (``companion.train_feed``), ``--also-widths`` trains other sizes on
+the very same batches, and ``--checkpoint`` keeps the weights so that ``--from-checkpoint``
+exports (and quantizes) them on the serving machine.
+
 Torch lives here only; serving code (``companion.vision.classify``) never imports this.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import multiprocessing as mp
 import tempfile
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +39,14 @@ from torch import nn
 
 from companion.cards import Card
 from companion.train_quantize import calibration_crops, quantize_int8
-from companion.train_scenes import ALL_CARDS, RANKS, SUITS, TRAINING_SCENE_SEED, scene_crops
+from companion.train_scenes import (
+    ALL_CARDS,
+    RANKS,
+    SUITS,
+    TRAINING_SCENE_SEED,
+    fork_pool,
+    scene_crops,
+)
 from companion.vision import crops as C
 from companion.vision.classify import INPUT_PX, preprocess
 
@@ -65,6 +77,15 @@ class TrainConfig:
     seed: int = 1  # the shipped model's seed
     cards: tuple[str, ...] = ()  # empty: all 216 cards
     log_every: int = 100
+    device: str = "cpu"  # "cuda" on a GPU machine
+    # Many cores: render while training (companion.train_feed), the pool growing to this
+    # many crops; 0: render ``pool`` crops and ``scenes`` scenes first (the 2-core recipe).
+    stream_capacity: int = 0
+    also_widths: tuple[tuple[int, int, int, int], ...] = ()  # sizes trained on the same batches
+    checkpoint: Path | None = None  # also save the weights here (export_checkpoint reads them)
+
+
+_FIELDS = {f.name for f in fields(TrainConfig)}
 
 
 def tiny_config(out: Path) -> TrainConfig:
@@ -128,18 +149,26 @@ class FaceBank:
     backs: list[np.ndarray] = field(default_factory=list)
 
 
+def _render_deck(args) -> tuple[list[np.ndarray], list[int], np.ndarray]:
+    from companion.synth.faces import render_back, render_face
+    style, seed, face_px, wanted = args
+    index = [i for i, card in enumerate(ALL_CARDS) if card in wanted]
+    return ([render_face(ALL_CARDS[i], style, seed, face_px) for i in index], index,
+            render_back(style, seed, face_px))
+
+
 def render_bank(cfg: TrainConfig) -> FaceBank:
-    from companion.synth.faces import N_STYLES, render_back, render_face
+    from companion.synth.faces import N_STYLES
     styles = cfg.styles or tuple(range(N_STYLES))
     wanted = {Card.parse(c) for c in cfg.cards} if cfg.cards else set(ALL_CARDS)
+    jobs = [(st, seed, cfg.face_px, wanted) for st in styles for seed in cfg.seeds]
+    with fork_pool(max(1, cfg.workers)) as pool:
+        decks = pool.map(_render_deck, jobs)
     bank = FaceBank()
-    for st in styles:
-        for seed in cfg.seeds:
-            for i, card in enumerate(ALL_CARDS):
-                if card in wanted:
-                    bank.faces.append(render_face(card, st, seed, cfg.face_px))
-                    bank.card_index.append(i)
-            bank.backs.append(render_back(st, seed, cfg.face_px))
+    for faces, index, back in decks:
+        bank.faces.extend(faces)
+        bank.card_index.extend(index)
+        bank.backs.append(back)
     return bank
 
 
@@ -149,7 +178,7 @@ _BANK: FaceBank | None = None  # set in each worker process by _init_worker
 def _init_worker(bank: FaceBank) -> None:
     global _BANK
     _BANK = bank
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # one process a core (OpenCV's one thread: fork_pool)
 
 
 def make_batch(bank: FaceBank, n: int, seed: int, negative_share: float,
@@ -189,6 +218,11 @@ def _worker_batch(args):
     return make_batch(_BANK, n, seed, share, input_px, degraded)
 
 
+def _pasted_job(job, cfg: TrainConfig):
+    n, seed = job
+    return make_batch(_BANK, n, seed, cfg.negative_share, cfg.input_px, cfg.degraded_share)
+
+
 # -- training ------------------------------------------------------------------------------
 
 def _losses(model, cards_head, x, y):
@@ -209,8 +243,7 @@ def render_pool(cfg: TrainConfig, bank: FaceBank) -> tuple[np.ndarray, np.ndarra
     jobs = [(min(chunk, cfg.pool - i), cfg.seed * 1_000_003 + i, cfg.negative_share,
              cfg.input_px, cfg.degraded_share)
             for i in range(0, cfg.pool, chunk)]
-    with mp.get_context("fork").Pool(max(1, cfg.workers), initializer=_init_worker,
-                                     initargs=(bank,)) as pool:
+    with fork_pool(max(1, cfg.workers), _init_worker, (bank,)) as pool:
         parts = pool.map(_worker_batch, jobs)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
@@ -223,71 +256,151 @@ def _lr_at(cfg: TrainConfig, frac: float) -> float:
     return cfg.lr * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * t)))
 
 
+def _fixed_pool(cfg: TrainConfig, bank: FaceBank, t0: float, log):
+    x_all, y_all = render_pool(cfg, bank)
+    x_sc, y_sc = scene_crops(cfg.scenes, cfg.scene_seed, cfg.input_px, cfg.workers)
+    log(f"rendered {len(x_all) + len(x_sc)} training crops ({len(x_sc)} cut from "
+        f"{cfg.scenes} scenes) in {time.time() - t0:.1f} s")
+    return (torch.from_numpy(np.concatenate([x_all, x_sc])).to(cfg.device),
+            torch.from_numpy(np.concatenate([y_all, y_sc])).to(cfg.device))
+
+
+def _growing_pool(cfg: TrainConfig, bank: FaceBank):
+    from functools import partial
+
+    from companion.train_feed import PASTED_CHUNK, SCENE_CHUNK, GrowingPool
+    # Pasted crops and scene cuts in the fixed pool's proportion (about 5 crops a scene).
+    pasted_every = 1 + round(PASTED_CHUNK * cfg.scenes / max(1, cfg.pool * SCENE_CHUNK))
+    return GrowingPool(cfg.stream_capacity, cfg.input_px, cfg.device, cfg.workers,
+                       pasted_job=partial(_pasted_job, cfg=cfg),
+                       pasted_seed=cfg.seed * 1_000_003, scene_seed=cfg.scene_seed,
+                       pasted_every=pasted_every, initializer=_init_worker, initargs=(bank,))
+
+
 def train(cfg: TrainConfig, log=print) -> dict:
-    """Train, export ONNX + model card to ``cfg.out``; returns the card's JSON."""
+    """Train, export ONNX + model card to ``cfg.out``; returns the card's JSON.
+
+    Sizes in ``cfg.also_widths`` are trained alongside on the very same batches and
+    exported next to ``cfg.out`` (``NAME-w24-48-96-192.onnx``), so that sizes can be
+    compared on equal data."""
     torch.manual_seed(cfg.seed)
     t0 = time.time()
     bank = render_bank(cfg)
     log(f"rendered {len(bank.faces)} faces and {len(bank.backs)} backs in "
         f"{time.time() - t0:.1f} s")
-    x_all, y_all = render_pool(cfg, bank)
-    x_sc, y_sc = scene_crops(cfg.scenes, cfg.scene_seed, cfg.input_px, cfg.workers)
-    x_all, y_all = np.concatenate([x_all, x_sc]), np.concatenate([y_all, y_sc])
-    log(f"rendered {len(x_all)} training crops ({len(x_sc)} cut from {cfg.scenes} scenes) "
-        f"in {time.time() - t0:.1f} s")
+    feed = _growing_pool(cfg, bank) if cfg.stream_capacity else None
+    if feed is None:
+        x_all, y_all = _fixed_pool(cfg, bank, t0, log)
     torch.set_num_threads(cfg.threads)
-    x_all, y_all = torch.from_numpy(x_all), torch.from_numpy(y_all)
-    model = CardNet(cfg.widths)
-    cards_head = CosineCards(len(ALL_CARDS))
-    params = list(model.parameters()) + list(cards_head.parameters())
-    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=1e-4)
+    all_widths = (tuple(cfg.widths),) + tuple(tuple(w) for w in cfg.also_widths)
+    nets = [CardNet(w).to(cfg.device) for w in all_widths]
+    heads = [CosineCards(len(ALL_CARDS)).to(cfg.device) for _ in nets]
+    opts = [torch.optim.AdamW(list(n.parameters()) + list(h.parameters()), lr=cfg.lr,
+                              weight_decay=1e-4) for n, h in zip(nets, heads)]
     gen = torch.Generator().manual_seed(cfg.seed)
     history = []
     t_train = time.time()
     budget = cfg.minutes * 60
     done = False
     for n_pass in range(cfg.max_passes):
-        model.train()
-        order = torch.randperm(len(x_all), generator=gen)
-        tot, right, seen, used = 0.0, 0, 0, 0
+        if feed is not None:
+            feed.update(wait_for=8 * cfg.batch)
+            x_all, y_all = feed.x[:feed.size], feed.y[:feed.size]
+        for net in nets:
+            net.train()
+        order = torch.randperm(len(x_all), generator=gen).to(cfg.device)
+        tot = torch.zeros(len(nets), device=cfg.device)
+        right = torch.zeros(len(nets), dtype=torch.int64, device=cfg.device)
+        seen, used = 0, 0
         steps_per_pass = len(order) // cfg.batch
         for step, i in enumerate(range(0, len(order) - cfg.batch + 1, cfg.batch)):
             # Progress is time or passes, whichever is further on, so the lr has come down
-            # when either limit ends training.
-            frac = max((time.time() - t_train) / budget,
-                       (n_pass * steps_per_pass + step) / (cfg.max_passes * steps_per_pass))
+            # when either limit ends training (a growing pool's passes differ: time alone).
+            frac = (time.time() - t_train) / budget
+            if feed is None:
+                frac = max(frac, (n_pass * steps_per_pass + step)
+                           / (cfg.max_passes * steps_per_pass))
             if frac >= 1.0 and (n_pass > 0 or step > 0):
                 done = True
                 break
-            for g in opt.param_groups:
-                g["lr"] = _lr_at(cfg, frac)
             idx = order[i:i + cfg.batch]
             k = int(torch.randint(4, (1,), generator=gen))
             xb = torch.rot90(x_all[idx], k, dims=(2, 3)).float()
             yb = y_all[idx]
-            loss, suit, rank, _kind = _losses(model, cards_head, xb, yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            tot += loss.item() * len(xb)
-            used += len(xb)
             is_card = yb[:, 2] == C.KIND_CARD
-            ok = (suit.argmax(1) == yb[:, 0]) & (rank.argmax(1) == yb[:, 1])
-            right += int((ok & is_card).sum())
-            seen += int(is_card.sum())
+            for j, (net, head, opt) in enumerate(zip(nets, heads, opts)):
+                for g in opt.param_groups:
+                    g["lr"] = _lr_at(cfg, frac)
+                loss, suit, rank, _kind = _losses(net, head, xb, yb)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                tot[j] += loss.detach() * len(xb)
+                ok = (suit.argmax(1) == yb[:, 0]) & (rank.argmax(1) == yb[:, 1])
+                right[j] += (ok & is_card).sum()
+            used += len(xb)
+            seen += int(is_card.sum()) if cfg.device == "cpu" else 0
             if cfg.log_every and step % cfg.log_every == 0:
                 log(f"  pass {n_pass + 1} step {step} loss {loss.item():.3f} "
                     f"lr {_lr_at(cfg, frac):.5f} ({time.time() - t0:.0f} s)")
-        rec = {"pass": n_pass + 1, "crops": used, "loss": round(tot / max(used, 1), 4),
-               "train_card_acc": round(right / max(seen, 1), 4),
-               "elapsed_s": round(time.time() - t0, 1)}
+        if cfg.device != "cpu":  # counted once a pass: a sync per step would idle the GPU
+            seen = int((y_all[order[:used]][:, 2] == C.KIND_CARD).sum())
+        accs = [round(int(r) / max(seen, 1), 4) for r in right.tolist()]
+        rec = {"pass": n_pass + 1, "crops": used, "loss": round(float(tot[0]) / max(used, 1), 4),
+               "train_card_acc": accs[0], "elapsed_s": round(time.time() - t0, 1)}
+        if len(nets) > 1:
+            rec["train_card_acc_by_widths"] = accs
+        if feed is not None:
+            rec["pool"] = feed.size
         history.append(rec)
         log(f"pass {n_pass + 1}: {rec}")
         if done:
             break
-    card = export(model, cfg, history, time.time() - t0)
-    log(f"wrote {cfg.out} ({cfg.out.stat().st_size / 1e6:.2f} MB) and its model card")
+    if feed is not None:
+        feed.close()
+    seconds = time.time() - t0
+    if cfg.checkpoint is not None:
+        torch.save({"recipe": _recipe(cfg), "history": history, "seconds": seconds,
+                    "widths": all_widths, "states": [n.cpu().state_dict() for n in nets]},
+                   cfg.checkpoint)
+        log(f"saved the weights to {cfg.checkpoint}")
+    card = None
+    for net, widths in zip(nets, all_widths):
+        out = cfg.out if widths == all_widths[0] else _widths_path(cfg.out, widths)
+        c = export(net.cpu(), dataclasses.replace(cfg, out=out, widths=widths), history, seconds)
+        card = card or c
+        log(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its model card")
     return card
+
+
+def _widths_path(out: Path, widths) -> Path:
+    return out.with_name(f"{out.stem}-w{'-'.join(map(str, widths))}{out.suffix}")
+
+
+def export_checkpoint(checkpoint: Path, out: Path, widths=None, log=print) -> dict:
+    """Export weights saved by a training run (perhaps on another machine) as ``out``:
+    the run's first size, or the one with ``widths``. Quantization runs here, with this
+    machine's onnxruntime."""
+    saved = torch.load(checkpoint, map_location="cpu")
+    all_widths = [tuple(w) for w in saved["widths"]]
+    widths = tuple(widths) if widths else all_widths[0]
+    if widths not in all_widths:
+        raise ValueError(f"{checkpoint} holds widths {all_widths}, not {widths}")
+    net = CardNet(widths)
+    net.load_state_dict(saved["states"][all_widths.index(widths)])
+    recipe = dict(saved["recipe"], out=out, widths=widths, checkpoint=None,
+                  also_widths=tuple(tuple(w) for w in saved["recipe"]["also_widths"]))
+    recipe = {k: tuple(v) if isinstance(v, list) else v for k, v in recipe.items()}
+    cfg = TrainConfig(**{k: v for k, v in recipe.items() if k in _FIELDS})
+    card = export(net, cfg, saved["history"], saved["seconds"])
+    log(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its model card")
+    return card
+
+
+def _recipe(cfg: TrainConfig) -> dict:
+    return {k: ([list(x) if isinstance(x, tuple) else x for x in v] if isinstance(v, tuple)
+                else str(v) if isinstance(v, Path) else v)
+            for k, v in asdict(cfg).items()}
 
 
 def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float) -> dict:
@@ -307,8 +420,7 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
                               dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in names}})
         if cfg.quantize:
             quantize_int8(fp32, cfg.out, calibration_crops(cfg.calibration_scenes, px))
-    recipe = {k: (list(v) if isinstance(v, tuple) else str(v) if isinstance(v, Path) else v)
-              for k, v in asdict(cfg).items()}
+    recipe = _recipe(cfg)
     card = {
         "name": cfg.out.stem,
         "classes": {"suits": list(SUITS), "ranks": list(RANKS), "kinds": list(C.KINDS)},

@@ -17,6 +17,7 @@ function is cheap to test.
 from __future__ import annotations
 
 import multiprocessing as mp
+import multiprocessing.pool
 
 import cv2
 import numpy as np
@@ -94,7 +95,23 @@ def scene_crops_one(seed: int, index: int, input_px: int = INPUT_PX):
     return x, np.array(labels, np.int64)
 
 
-def _chunk(args):
+def fork_pool(workers: int, initializer=None, initargs=()) -> mp.pool.Pool:
+    """A pool of forked processes that each run OpenCV on one thread.
+
+    OpenCV's thread pool does not survive a fork: a child that calls ``cv2.setNumThreads``
+    (or runs a parallel loop) while the parent's pool threads exist can wait forever on
+    threads it does not have. So the parent drops to one OpenCV thread while forking, and
+    the children inherit that; one process a core is the parallelism wanted anyway."""
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        return mp.get_context("fork").Pool(workers, initializer=initializer, initargs=initargs)
+    finally:
+        cv2.setNumThreads(before)
+
+
+def scene_chunk(args):
+    """Crops and labels from scenes ``start`` to ``stop`` of the set ``seed``."""
     seed, start, stop, input_px = args
     parts = [scene_crops_one(seed, i, input_px) for i in range(start, stop)]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -108,8 +125,8 @@ def scene_crops(n_scenes: int, seed: int = TRAINING_SCENE_SEED, input_px: int = 
     step = 25
     jobs = [(seed, i, min(i + step, n_scenes), input_px) for i in range(0, n_scenes, step)]
     if workers <= 1:
-        parts = [_chunk(j) for j in jobs]
+        parts = [scene_chunk(j) for j in jobs]
     else:
-        with mp.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_chunk, jobs)
+        with fork_pool(workers) as pool:
+            parts = pool.map(scene_chunk, jobs)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

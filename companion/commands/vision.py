@@ -33,6 +33,22 @@ def _register_train(sub) -> None:
     p.add_argument("--scenes", type=int, default=None,
                    help="whole training scenes to cut cards from (default 20000; 0: none)")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default 1)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes rendering training crops (default 2)")
+    p.add_argument("--batch", type=int, default=None, help="crops per step (default 128)")
+    p.add_argument("--device", default=None, help="torch device, e.g. cuda (default cpu)")
+    p.add_argument("--stream-capacity", type=int, default=None,
+                   help="render while training until the pool holds this many crops "
+                        "(for many cores; default: render the pool first)")
+    p.add_argument("--widths", default=None, help="the network's widths, e.g. 16,32,64,128")
+    p.add_argument("--also-widths", default=None,
+                   help="other sizes to train on the same batches, e.g. 24,48,96,192;32,64,"
+                        "128,256 (exported next to --out)")
+    p.add_argument("--checkpoint", type=Path, default=None,
+                   help="also save the trained weights here")
+    p.add_argument("--from-checkpoint", type=Path, default=None,
+                   help="train nothing: export the weights a run saved with --checkpoint "
+                        "(the size given by --widths, else its first) to --out")
     p.add_argument("--tiny", action="store_true",
                    help="a seconds-long smoke run on a few cards (for CI)")
     p.set_defaults(handler=_train)
@@ -44,6 +60,13 @@ def _train(args: argparse.Namespace) -> int:
         from companion import train as T
     except ModuleNotFoundError as e:
         raise UsageError(f"training needs {e.name}: pip install -e '.[train]'") from None
+    if args.from_checkpoint:
+        try:
+            T.export_checkpoint(args.from_checkpoint, args.out or T.TrainConfig.out,
+                                _widths(args.widths) if args.widths else None)
+        except (OSError, ValueError) as e:
+            raise UsageError(str(e)) from None
+        return 0
     if args.tiny:
         cfg = T.tiny_config(args.out or Path("models/tiny_classifier.onnx"))
     else:
@@ -61,7 +84,7 @@ def _train(args: argparse.Namespace) -> int:
         if args.scenes < 0:
             raise UsageError("--scenes must be 0 or more")
         changes["scenes"] = args.scenes
-    for name in ("input_px", "max_passes", "threads"):
+    for name in ("input_px", "max_passes", "threads", "workers", "batch", "stream_capacity"):
         value = getattr(args, name)
         if value is not None:
             if value < 1:
@@ -72,9 +95,27 @@ def _train(args: argparse.Namespace) -> int:
             changes["seeds"] = tuple(int(s) for s in args.seeds.split(","))
         except ValueError:
             raise UsageError(f"--seeds takes integers like 0,1,2, got {args.seeds!r}") from None
+    if args.device:
+        changes["device"] = args.device
+    if args.widths:
+        changes["widths"] = _widths(args.widths)
+    if args.also_widths:
+        changes["also_widths"] = tuple(_widths(w) for w in args.also_widths.split(";"))
+    if args.checkpoint:
+        changes["checkpoint"] = args.checkpoint
     cfg = dataclasses.replace(cfg, **changes)
     T.train(cfg, log=lambda m: print(m, flush=True))
     return 0
+
+
+def _widths(text: str) -> tuple[int, int, int, int]:
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) != 4 or min(widths) < 1:
+        raise UsageError(f"widths are four positive integers like 16,32,64,128, got {text!r}")
+    return widths
 
 
 # -- identify ------------------------------------------------------------------------------

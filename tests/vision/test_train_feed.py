@@ -1,0 +1,75 @@
+"""The growing training pool (GPU machines) and training with it, several sizes at once."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="training needs the [train] extra (torch)")
+pytest.importorskip("onnx", reason="ONNX export needs the [train] extra (onnx)")
+
+from companion.cli import main
+from companion.train_feed import PASTED_CHUNK, GrowingPool
+
+
+def _numbered_chunk(job):
+    n, seed = job
+    return np.full((n, 3, 8, 8), seed % 256, np.uint8), np.full((n, 4), seed, np.int64)
+
+
+def _broken_chunk(job):
+    raise ValueError("no faces")
+
+
+def test_workers_keep_rendering_between_updates_until_the_pool_is_full():
+    capacity = 5 * PASTED_CHUNK - 100  # five jobs: more than the 2 x 2 sent at the start
+    feed = GrowingPool(capacity, 8, "cpu", 2, pasted_job=_numbered_chunk, pasted_seed=10,
+                       scene_seed=0, pasted_every=1)
+    try:
+        deadline = time.time() + 30
+        while feed._rendered < capacity and time.time() < deadline:
+            time.sleep(0.05)
+        assert feed.update() == capacity  # all arrived before this first update
+        seeds = sorted(set(feed.y[:, 0].tolist()))
+        assert seeds == [10, 11, 12, 13, 14]
+        assert all(int(feed.x[i, 0, 0, 0]) == int(feed.y[i, 0]) for i in range(0, capacity, 97))
+    finally:
+        feed.close()
+
+
+def test_a_failing_worker_stops_training_with_its_error():
+    feed = GrowingPool(4096, 8, "cpu", 1, pasted_job=_broken_chunk, pasted_seed=0,
+                       scene_seed=0, pasted_every=1)
+    try:
+        with pytest.raises(RuntimeError, match="rendering training crops failed") as info:
+            feed.update(wait_for=100)
+        assert isinstance(info.value.__cause__, ValueError)
+    finally:
+        feed.close()
+
+
+def test_streamed_training_of_two_sizes_exports_both_and_the_checkpoint(tmp_path, capsys):
+    out, ckpt = tmp_path / "tiny.onnx", tmp_path / "tiny.pt"
+    assert main(["train", "--tiny", "--out", str(out), "--stream-capacity", "2500",
+                 "--max-passes", "100000", "--minutes", "0.1", "--also-widths", "8,8,8,16",
+                 "--checkpoint", str(ckpt)]) == 0
+    other = tmp_path / "tiny-w8-8-8-16.onnx"
+    assert out.is_file() and other.is_file() and ckpt.is_file()
+    history = json.loads(out.with_suffix(".json").read_text())["training"]["history"]
+    assert history[-1]["pool"] > history[0]["pool"]  # the pool grew while training ran
+    assert len(history[-1]["train_card_acc_by_widths"]) == 2
+    capsys.readouterr()
+
+    again = tmp_path / "again.onnx"
+    assert main(["train", "--from-checkpoint", str(ckpt), "--widths", "8,8,8,16",
+                 "--out", str(again)]) == 0
+    card = json.loads(again.with_suffix(".json").read_text())
+    assert card["training"]["recipe"]["widths"] == [8, 8, 8, 16]
+    assert card["parameters"] == json.loads(other.with_suffix(".json").read_text())["parameters"]
+    assert main(["train", "--from-checkpoint", str(ckpt), "--widths", "9,9,9,9",
+                 "--out", str(again)]) == 2
+    assert "holds widths" in capsys.readouterr().err
+    assert main(["train", "--tiny", "--widths", "1,2"]) == 2
