@@ -1,7 +1,7 @@
 """Speed and accuracy of the seeing pipeline (detect, track, referee); prints tables.
 
     python benchmarks/bench_pipeline.py [--frames 200] [--scenes 300] [--oracle] [--profile]
-                                        [--real-art] [--only X]
+                                        [--real-art] [--doubtful N] [--only X]
 
 1. speed: frames per second of the whole pipeline (calibration re-check, rectify + motion
    gate, detect, classify, track) on a 1280x720 table with 20 cards, per-stage timings.
@@ -15,6 +15,7 @@
    classifier that reads the ground truth (separates seeing/refereeing from recognition),
    and with ``--profile`` also with a deck profile enrolled from each film's own deck.
    ``--real-art`` films the same games again with the PySolFC decks (the deck a user owns).
+   ``--doubtful N`` reads N unchanged doubtful cards a frame with a profile (0: all).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from companion.layouts import load_layout
 from companion.vision.calibration import CalibrationError, MatCalibrator
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
-from companion.vision.pipeline import STAGES, Pipeline
+from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
+from companion.vision.reuse import ReadingReuse
 from companion.vision.source import Frame, open_source
 from companion.vision.track import TableTracker
 
@@ -278,10 +280,11 @@ def _truth_on(frames: list, frame: int, zone: str | None) -> str | None:
 
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
-              enrolled: bool = False) -> dict:
+              enrolled: bool = False, doubtful: int | None = DOUBTFUL_PER_FRAME) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
     they would on the dashboard (the count of answers is the players' burden).
-    ``enrolled``: read with a profile enrolled from the film's own deck."""
+    ``enrolled``: read with a profile enrolled from the film's own deck, reading
+    ``doubtful`` unchanged doubtful cards a frame (None: all of them)."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -303,7 +306,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             source = meta.get("source") or f"style-{meta['style']}"
             profile = _enrolled_profile(source, meta["seed"], game.DECK, classifier)
             classifier = CardClassifier(MODEL, profile=profile)
-    pipe = Pipeline(classifier, TableTracker(layout), detector=detector)
+    reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
+    pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
     referee = Referee(rec.game, rec.players, rec.options, layout)
     sightings, outputs = [], []
     answered = 0
@@ -383,8 +387,8 @@ def _real_art_films(folder: Path) -> list[Path]:
     return out
 
 
-def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = None
-                 ) -> list[dict]:
+def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = None,
+                 doubtful: int | None = DOUBTFUL_PER_FRAME) -> list[dict]:
     videos = (_real_art_films(real_art) if real_art else
               sorted((ROOT / "fixtures" / "videos").glob("*.mp4")))
     rows = []
@@ -396,7 +400,7 @@ def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = N
             ("ground-truth oracle", True, False, False)):
         if (use_oracle and not oracle) or (profile and not enrolled):
             continue
-        res = [run_video(v, use_oracle, answer, profile) for v in videos]
+        res = [run_video(v, use_oracle, answer, profile, doubtful) for v in videos]
         res = [r for r in res if r]
         if not res:
             print(f"\n## Events ({label}): skipped, no model in models/")
@@ -429,10 +433,14 @@ def main() -> int:
     ap.add_argument("--real-art", action="store_true",
                     help="events on the films shot again with the PySolFC decks (a user's "
                          "own deck; rendered into a temporary folder, a few minutes)")
+    ap.add_argument("--doubtful", type=int, default=DOUBTFUL_PER_FRAME,
+                    help="with --profile: unchanged doubtful cards read a frame (0: all; "
+                         f"default {DOUBTFUL_PER_FRAME}, as served)")
     ap.add_argument("--only", choices=["speed", "detect", "events"], default=None)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
     out = {}
+    doubtful = args.doubtful or None
     if args.only in (None, "speed"):
         out["speed"] = bench_speed(args.frames)
     if args.only in (None, "detect"):
@@ -441,9 +449,9 @@ def main() -> int:
         if args.real_art:
             import tempfile
             with tempfile.TemporaryDirectory() as tmp:
-                out["events"] = bench_events(False, args.profile, Path(tmp))
+                out["events"] = bench_events(False, args.profile, Path(tmp), doubtful)
         else:
-            out["events"] = bench_events(args.oracle, args.profile)
+            out["events"] = bench_events(args.oracle, args.profile, doubtful=doubtful)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=float))
     return 0

@@ -29,6 +29,11 @@ from companion.layouts import Mat, load_mat
 from companion.vision.calibration import Calibration
 
 CROP_SIZE = 96
+# The mat's median grey in a well-lit view (about 190 on the fixture films). A dimmer view
+# is brightened to it before the edge search: in dim light every edge is weaker by the same
+# factor, and a pale card's rim on the white mat fell under the Canny threshold.
+LIT_MAT_GREY = 180.0
+MAX_GAIN = 3.0
 
 
 @dataclass(frozen=True)
@@ -353,7 +358,7 @@ class CardDetector:
         """``view``: the rectified frame if the caller already made it (the pipeline does)."""
         if view is None:
             view = self.rectify(image, cal)
-        gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+        gray = even_exposure(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY))
         radius = self.card_radius_mm * self.px_per_mm
         cand = _find_circles(gray, view if self.reject_hands else None, radius, self.min_score, self.canny_high,
                              self.min_votes, self._on_marker, view)
@@ -377,6 +382,14 @@ class CardDetector:
         mats = list(np.matmul(inv, a))
         return Detections(centers_mm, centers_px, radii_px, cand.visible,
                           _crops(image, mats, self.crop_size), cand.scores)
+
+
+def even_exposure(gray: np.ndarray) -> np.ndarray:
+    """``gray`` brightened so that its median (the mat, which fills most of the table
+    view) is ``LIT_MAT_GREY``; a view already that bright is returned as it is."""
+    level = float(np.median(gray[::4, ::4]))
+    gain = min(MAX_GAIN, LIT_MAT_GREY / max(level, 1.0))
+    return cv2.convertScaleAbs(gray, alpha=gain) if gain > 1.05 else gray
 
 
 def slack_px(radius: float) -> int:

@@ -33,7 +33,7 @@ from companion.vision.track import MotionGate, MotionMap, TableTracker, TrackEve
 STAGES = ("calibrate", "rectify", "detect", "classify", "track")
 # Unchanged doubtful cards read a frame when the classifier reads with a deck profile
 # (see companion.vision.reuse); the model alone reads them all on every frame.
-DOUBTFUL_PER_FRAME = 1
+DOUBTFUL_PER_FRAME = 2
 
 
 class Classifier(Protocol):

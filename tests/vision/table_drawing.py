@@ -21,6 +21,7 @@ class DrawnCard:
     center_mm: tuple[float, float]
     colour: tuple[int, int, int]
     face_down: bool = False
+    rim: tuple[int, int, int] = (30, 30, 40)  # a pale card: its face colour
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def draw_card(img: np.ndarray, card: DrawnCard, px_per_mm: float = PX_PER_MM,
     r = MAT.card_diameter_mm / 2 * px_per_mm
     c = (round(card.center_mm[0] * px_per_mm * 16), round(card.center_mm[1] * px_per_mm * 16))
     rng = np.random.default_rng(seed)
-    cv2.circle(img, c, int(r * 16), (30, 30, 40), -1, cv2.LINE_AA, 4)
+    cv2.circle(img, c, int(r * 16), card.rim, -1, cv2.LINE_AA, 4)
     inner = (90, 60, 140) if card.face_down else (235, 240, 240)
     cv2.circle(img, c, int((r - 2.5 * px_per_mm) * 16), inner, -1, cv2.LINE_AA, 4)
     if card.face_down:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
 from table_drawing import PALETTE, DrawnCard, grid_cards, render
 
+from companion.vision import detect
 from companion.vision.calibration import MatCalibrator
 from companion.vision.detect import CardDetector, Detections, detect_unrectified
 
@@ -37,6 +40,26 @@ def test_twenty_separate_cards_are_all_found(seed, tilt, brightness):
     tp, fp = _match(det.centers_mm, truth)
     assert (tp, fp) == (20, 0)
     assert np.all(det.visible > 0.95) and np.all(det.scores > 0.8)
+
+
+def test_pale_cards_on_the_mat_are_found_in_dim_light(monkeypatch):
+    # No dark rim: the card's edge is only its face against the mat, as with a cream deck.
+    cards = [dataclasses.replace(c, rim=(235, 240, 240)) for c in grid_cards(12, seed=5)]
+    scene = render(cards, seed=5, brightness=0.45)
+    truth = np.array([c.center_mm for c in cards])
+    assert _match(_detect(scene).centers_mm, truth) == (12, 0)
+    monkeypatch.setattr(detect, "even_exposure", lambda gray: gray)
+    assert _match(_detect(scene).centers_mm, truth)[0] < 6  # why the view is brightened
+
+
+def test_only_a_dim_view_is_brightened_and_to_a_lit_mat():
+    lit = np.full((100, 100), 190, np.uint8)
+    assert detect.even_exposure(lit) is lit
+    dim = np.full((100, 100), 60, np.uint8)
+    dim[:10] = 20  # a dark card on the dim mat keeps its contrast, scaled
+    out = detect.even_exposure(dim)
+    assert abs(float(np.median(out)) - detect.LIT_MAT_GREY) <= 1
+    assert abs(int(out[0, 0]) - 60) <= 1
 
 
 def test_outputs_are_parallel_and_consistent_with_the_camera():
