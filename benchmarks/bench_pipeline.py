@@ -108,11 +108,12 @@ def _speed_run(image: np.ndarray, frames: int, classifier, reuse: bool) -> dict:
 
 def _enrolled_profile(source: str, seed: int, deck, classifier):
     """The profile a player would enrol for the deck on the table (one flat picture per
-    card of that deck, in the table's art and print): what "Enrol a deck" builds."""
+    card of that deck, in the table's art and print, and its back): what `companion enroll`
+    builds from a manifest with a back."""
     from companion.cards import deck_cards
     from companion.synth.decks import card_image
     faces = {c.id: card_image(source, c, seed, 112) for c in deck_cards(deck)}
-    return enroll_images(faces, "table-deck", classifier)
+    return enroll_images(faces, "table-deck", classifier, back=card_image(source, None, seed, 112))
 
 
 def _table_profile(spec, classifier):

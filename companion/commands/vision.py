@@ -239,7 +239,9 @@ def _enroll(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     out = args.out or Path("profiles") / f"{args.name}.npz"
     save_profile(profile, out)
-    print(f"enrolled {len(profile.card_ids)} cards of a {profile.deck.value} deck as "
+    back = ("and its back" if profile.back_embeddings is not None else
+            "(no back in the manifest: face-down cards are left to the model)")
+    print(f"enrolled {len(profile.card_ids)} cards of a {profile.deck.value} deck {back} as "
           f"{args.name!r} -> {out}")
     how = ("the model knows this art: with the profile it picks among look-alike cards, "
            "and the model alone says how sure a reading is"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -313,6 +313,12 @@ class CardClassifier:
         chosen = detail = None
         if self.profile is not None:
             from companion.vision.assign import assign_once
+            backs = self.profile.looks_like_back(h)
+            if backs.any():  # a face-down card: its "card" share of the kind head is a back's
+                kind = h.kind.copy()
+                kind[backs, 1] += kind[backs, 0]
+                kind[backs, 0] = 0.0
+                h = replace(h, kind=kind)
             ids, probs, detail = self.profile.card_probabilities(crops, h)
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)

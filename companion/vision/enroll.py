@@ -6,7 +6,9 @@ A :class:`DeckProfile` holds, per enrolled card:
 - a rotation-invariant polar template: the disc unrolled into (angle x radius) so a rotation
   is a cyclic shift, matched against a crop by FFT cross-correlation over all shifts;
 - the pip count measured by :mod:`companion.vision.cues` (number cards);
-and per suit the mean colour signature.
+and per suit the mean colour signature; and, when the manifest has the deck's back,
+embeddings of views of the back, so that a face-down card of a plain-backed deck is not
+read as the face it happens to look most like.
 
 The image comparisons themselves (polar templates, re-centring, alignment, local detail
 matches) are in :mod:`companion.vision.match`. Recognition scores every (crop, enrolled
@@ -87,6 +89,13 @@ class Weights:
     detail_bar: float = 0.6
 
 
+# How much nearer the back than any face a crop must be to be read as face down. On the
+# real-art films (cosine similarity, back minus best face) face-up crops reach at most
+# 0.15-0.19, and their 99th percentile is below 0; face-down crops start at 0.08-0.18 and
+# their 1st percentile is 0.20-0.30.
+BACK_MARGIN = 0.1
+
+
 @dataclass(frozen=True)
 class DeckProfile:
     name: str
@@ -102,6 +111,18 @@ class DeckProfile:
     # Share of the enrolment views the model alone names right: near 1 for art it was
     # trained on (our printed deck), a few per cent for PySolFC. See classify.KNOWN_ART.
     model_agreement: float = 0.0
+    # Views of the deck's back (VIEWS, D), when it was enrolled: see :meth:`looks_like_back`.
+    back_embeddings: np.ndarray | None = None
+
+    def looks_like_back(self, heads: HeadOutputs) -> np.ndarray:
+        """(N,) bool: crops nearer the enrolled back than every enrolled face. The model
+        learnt backs from our own art; a real deck's plain back (the PySolFC Mughal deck's
+        is one brown disc) it can take for a face, and the profile then names a card that
+        lies face down (7 "cards" in the stock pile of the dim real-art film)."""
+        if self.back_embeddings is None or not len(heads.embedding):
+            return np.zeros(len(heads.embedding), bool)
+        back = (heads.embedding @ self.back_embeddings.T).max(axis=1)
+        return back > (heads.embedding @ self.view_embeddings.T).max(axis=1) + BACK_MARGIN
 
     def card_probabilities(self, crops: np.ndarray, heads: HeadOutputs
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -302,8 +323,9 @@ def _largest_disc(image: np.ndarray) -> np.ndarray:
 
 
 def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClassifier,
-                  seed: int = 0) -> DeckProfile:
-    """A profile from one image per card id (BGRA face or BGR photo)."""
+                  seed: int = 0, back: np.ndarray | None = None) -> DeckProfile:
+    """A profile from one image per card id (BGRA face or BGR photo), and of the deck's
+    back when given."""
     if not images:
         raise ProfileError("no card images to enrol")
     cards = []
@@ -332,11 +354,17 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
     for c, card in zip(crops, cards):
         sigs.setdefault(card.suit.value, []).append(cues.colour_signature(c))
     turned, suit_weights = _suit_references(ids, np.stack([grey(c) for c in crops]))
+    back_emb = None
+    if back is not None:
+        face = _as_face(back)
+        back_emb = classifier.heads(np.stack([place_card(face, rng, GENTLE)
+                                              for _ in range(VIEWS)]))[0].embedding
     return DeckProfile(name=name, deck=decks.pop(), card_ids=ids,
                        view_embeddings=heads.embedding.astype(np.float32),
                        templates=polar_templates(crops), pips=pips,
                        suit_signatures={k: np.mean(v, axis=0) for k, v in sigs.items()},
-                       grey=turned, suit_weights=suit_weights, model_agreement=agreement)
+                       grey=turned, suit_weights=suit_weights, model_agreement=agreement,
+                       back_embeddings=back_emb)
 
 
 def _model_agreement(classifier: CardClassifier, heads: HeadOutputs, truth: np.ndarray,
@@ -373,13 +401,11 @@ def read_manifest(manifest: Path) -> list[tuple[str, str]]:
 
 def enroll_folder(deck_dir: Path, manifest: Path, name: str,
                   classifier: CardClassifier) -> DeckProfile:
-    """`companion enroll`: every manifest row but the back, one image per card."""
+    """`companion enroll`: one image per card, and the back's when the manifest has it."""
     if not deck_dir.is_dir():
         raise ProfileError(f"{deck_dir}: not a folder")
     images = {}
     for file, cid in read_manifest(manifest):
-        if cid == "back":
-            continue
         path = deck_dir / file
         img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if img is None:
@@ -387,7 +413,8 @@ def enroll_folder(deck_dir: Path, manifest: Path, name: str,
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
         images[cid] = img
-    return enroll_images(images, name, classifier)
+    back = images.pop("back", None)
+    return enroll_images(images, name, classifier, back=back)
 
 
 def save_profile(profile: DeckProfile, path: Path) -> None:
@@ -402,7 +429,9 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
         suit_signatures=np.stack([profile.suit_signatures[s] for s in meta["suits"]]),
         grey=profile.grey.astype(np.float16),
         suit_weights=np.stack([profile.suit_weights[s] for s in meta["suits"]]).astype(
-            np.float16))
+            np.float16),
+        **({} if profile.back_embeddings is None else
+           {"back_embeddings": profile.back_embeddings}))
 
 
 def load_profile(path: Path) -> DeckProfile:
@@ -422,7 +451,9 @@ def load_profile(path: Path) -> DeckProfile:
             suit_signatures=dict(zip(meta["suits"], z["suit_signatures"].astype(np.float32))),
             grey=z["grey"].astype(np.float32),
             suit_weights=dict(zip(meta["suits"], z["suit_weights"].astype(np.float32))),
-            model_agreement=float(meta.get("model_agreement", 0.0)))
+            model_agreement=float(meta.get("model_agreement", 0.0)),
+            back_embeddings=(z["back_embeddings"].astype(np.float32)
+                             if "back_embeddings" in z.files else None))
     except (OSError, KeyError, ValueError) as e:
         if isinstance(e, ProfileError):
             raise
