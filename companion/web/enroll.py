@@ -7,6 +7,8 @@ card's label. Confirming keeps the labelled crops in a draft that grows across s
 whole deck can be enrolled a table-full at a time. Saving builds the profile from the draft
 (one image per card, :func:`companion.vision.enroll.enroll_images`) and writes
 ``PROFILES_DIR/NAME.npz``. Only confirmed cards are enrolled: nothing is learnt from a guess.
+A card lying face down is offered as the deck's back (``BACK``): with the back enrolled, a
+face-down card of a plain-backed deck is not read as a face (see ``DeckProfile``).
 The confirmed cards are kept on disk as they grow (``PROFILES_DIR/.enroll-draft.npz``), so a
 restarted dashboard goes on where the enrolment stood.
 """
@@ -30,6 +32,7 @@ from companion.web.media import MODEL_LOCK, card_or_400, classifier_or_503
 bp = Blueprint("enroll", __name__)
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+BACK = "back"  # the label of the deck's back, as in a manifest
 
 
 @dataclass
@@ -81,7 +84,7 @@ def _png_data_url(crop: np.ndarray) -> str:
 
 
 def _summary(d: Draft) -> dict:
-    decks = sorted({card_or_400(c).deck.value for c in d.cards})
+    decks = sorted({card_or_400(c).deck.value for c in d.cards if c != BACK})
     return {"cards": sorted(d.cards), "count": len(d.cards), "decks": decks}
 
 
@@ -107,15 +110,17 @@ def scan():
     model = classifier_or_503()
     with MODEL_LOCK:
         readings = model.classify(np.ascontiguousarray(det.crops)) if len(det) else None
-    # face-down cards and empty places (a zone ring printed on the mat) are not offered
-    shown = [i for i in range(len(det)) if readings is not None and readings.card_ids[i]]
+    # empty places (a zone ring printed on the mat) are not offered; a face-down card is, as
+    # the deck's back
+    shown = [i for i in range(len(det)) if readings is not None and
+             (readings.card_ids[i] or readings.face_down[i] >= 0.5)]
     if not shown:
-        abort(422, "no face-up card found: lay the cards face up and apart on the mat, "
-                   "in good light")
+        abort(422, "no card found: lay the cards face up (and one face down, for the back) "
+                   "and apart on the mat, in good light")
     d = _draft()
     with d.lock:
         d.scan = [det.crops[i].copy() for i in shown]
-        cards = [{"index": k, "reading": readings.card_ids[i],
+        cards = [{"index": k, "reading": readings.card_ids[i] or BACK,
                   "confidence": round(float(readings.confidence[i]), 3),
                   "top": [c for c, _p in readings.topk[i]],
                   "center_px": [round(float(v), 1) for v in det.centers_px[i]],
@@ -138,14 +143,19 @@ def confirm():
                 continue
             if not (isinstance(key, str) and key.isdigit() and int(key) < len(d.scan)):
                 abort(400, f"no card {key!r} in the last scan ({len(d.scan)} cards); scan again")
+            if cid == BACK:
+                if BACK in chosen:
+                    abort(400, "the back is given to two cards of this scan: label one")
+                chosen[BACK] = d.scan[int(key)]
+                continue
             card = card_or_400(cid)
             if card.id in chosen:
                 abort(400, f"{card.id} is given to two cards of this scan: each card exists once")
             chosen[card.id] = d.scan[int(key)]
         if not chosen:
             abort(400, "label at least one card")
-        decks = {card_or_400(c).deck for c in [*d.cards, *chosen]}
-        if len(decks) != 1:
+        decks = {card_or_400(c).deck for c in [*d.cards, *chosen] if c != BACK}
+        if len(decks) > 1:
             abort(400, "a profile is one deck; these labels mix "
                        f"{', '.join(sorted(k.value for k in decks))}")
         d.cards.update(chosen)  # a card confirmed again takes its newer picture
@@ -168,18 +178,19 @@ def save():
     model = classifier_or_503()
     d = _draft()
     with d.lock:
-        if not d.cards:
+        faces = {cid: crop for cid, crop in d.cards.items() if cid != BACK}
+        if not faces:
             abort(400, "no confirmed cards yet: scan the mat and confirm the labels first")
         try:
             with MODEL_LOCK:
-                profile = enroll_images(dict(d.cards), name, model)
+                profile = enroll_images(faces, name, model, back=d.cards.get(BACK))
         except ProfileError as e:
             abort(400, str(e))
         save_profile(profile, path)
         d.cards.clear()
         _keep(d)
         return jsonify(path=str(path), name=name, deck=profile.deck.value,
-                       cards=len(profile.card_ids),
+                       cards=len(profile.card_ids), back=profile.back_embeddings is not None,
                        model_agreement=round(profile.model_agreement, 3),
                        known_art=profile.model_agreement >= KNOWN_ART), 201
 

@@ -232,11 +232,15 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
                                ".includes('looking')")
         time.sleep(0.5)
     picks = page.query_selector_all("#e-cards select")
-    for sel in picks[1:]:
-        sel.select_option("")  # skip all but the first card
-    if not picks[0].input_value():
-        picks[0].select_option("matsya-1")
-    name = picks[0].input_value()
+    values = [sel.input_value() for sel in picks]
+    faces = [i for i, v in enumerate(values) if v not in ("", "back")]
+    keep = faces[0] if faces else 0  # a face-up card's, offered with the model's reading
+    for i, sel in enumerate(picks):
+        if i != keep:
+            sel.select_option("")  # skip all but that card
+    if not faces:
+        picks[keep].select_option("matsya-1")
+    name = picks[keep].input_value()
     page.click("#e-confirm")
     page.wait_for_function("document.querySelector('#e-draft').textContent.includes('1 card')")
     page.fill("#e-name", "table-deck")

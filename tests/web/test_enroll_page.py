@@ -114,7 +114,7 @@ def test_bad_enrolment_requests_are_refused_with_a_reason(enrol_client):
     blank = np.full_like(img, 120)
     app.extensions["companion"].hub.publish(blank, blank)
     r = client.post("/api/enroll/scan")
-    assert r.status_code == 422 and "no face-up card" in r.get_json()["error"]
+    assert r.status_code == 422 and "no card found" in r.get_json()["error"]
     app.extensions["companion"].hub.publish(img, img)
     r = client.post("/api/enroll/save", json={"name": "x"})
     assert r.status_code == 400 and "no confirmed cards" in r.get_json()["error"]
@@ -126,13 +126,49 @@ def test_bad_enrolment_requests_are_refused_with_a_reason(enrol_client):
         ({"labels": {"99": "surya-7"}}, "no card '99'"),
         ({"labels": {first: ""}}, "at least one"),
         ({"labels": {first: "surya-7", second: "matsya-7"}}, "one deck"),
+        ({"labels": {first: "back", second: "back"}}, "the back is given to two cards"),
         ({"labels": [1]}, "'labels' must be"),
     ]
     for body, why in cases:
         r = client.post("/api/enroll/confirm", json=body)
         assert r.status_code == 400 and why in r.get_json()["error"], (body, r.get_json())
     assert client.get("/api/enroll").get_json()["count"] == 0  # nothing half-taken
+    assert client.post("/api/enroll/confirm", json={"labels": {first: "back"}}).status_code == 200
+    r = client.post("/api/enroll/save", json={"name": "only-a-back"})
+    assert r.status_code == 400 and "no confirmed cards" in r.get_json()["error"]
+    client.post("/api/enroll/scan")
     assert client.post("/api/enroll/confirm", json={"labels": {first: "surya-7"}}).status_code == 200
     r = client.post("/api/enroll/save", json={"name": "../escape"})
     assert r.status_code == 400 and "profile name" in r.get_json()["error"]
     assert client.get("/enroll").status_code == 200
+
+
+def test_a_card_lying_face_down_is_offered_and_enrolled_as_the_back(enrol_client):
+    app, client = enrol_client
+    for js in sorted(SCENES.glob("scene_*.json")):  # a mat with whole cards both ways up
+        d = json.loads(js.read_text())
+        whole = [c for c in d["cards"] if c["visible_fraction"] >= 0.95]
+        up = [c for c in whole if c["face_up"]]
+        down = [c for c in whole if not c["face_up"]]
+        if not (d.get("mat_game") and up and down
+                and len({Card.parse(c["card_id"]).deck for c in up}) == 1):
+            continue
+        img = cv2.imread(str(SCENES / d["image"]))
+        app.extensions["companion"].hub.publish(img, img)
+        cards = client.post("/api/enroll/scan").get_json()["cards"]
+        faces = _labels(cards, up)
+        backs = [c for c in cards if c["reading"] == "back"]
+        if faces and backs:
+            break
+    else:
+        raise AssertionError("no fixture scene where whole cards both ways up are scanned")
+    # what is offered as the back lies face down
+    assert all(min(np.hypot(*(np.array(w["center_px"]) - c["center_px"])) for w in down)
+               < 0.3 * down[0]["radius_px"] for c in backs)
+    labels = {**faces, str(backs[0]["index"]): "back"}
+    r = client.post("/api/enroll/confirm", json={"labels": labels})
+    assert r.status_code == 200 and "back" in r.get_json()["cards"], r.get_json()
+    r = client.post("/api/enroll/save", json={"name": "with-back"})
+    assert r.status_code == 201 and r.get_json()["back"] is True, r.get_json()
+    assert load_profile(Path(r.get_json()["path"])).back_embeddings is not None
+    assert r.get_json()["cards"] == len(faces)

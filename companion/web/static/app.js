@@ -322,7 +322,8 @@ function showDraft(d) {
   $("#e-draft").textContent = d.count ? `${d.count} card(s) confirmed (${d.decks.join(", ")}): ${d.cards.join(", ")}` : "No cards confirmed yet.";
 }
 function cardPicker(index, reading) {
-  const sel = el("select", { "data-index": String(index), "aria-label": `name of card ${index + 1}` }, el("option", { value: "" }, "skip this card"));
+  const sel = el("select", { "data-index": String(index), "aria-label": `name of card ${index + 1}` }, el("option", { value: "" }, "skip this card"),
+    el("option", { value: "back" }, "the deck's back (face down)"));
   SUIT_IDS.forEach((s) => RANK_IDS.forEach((r) => sel.append(el("option", { value: `${s}-${r}` }, `${s}-${r}`))));
   sel.value = reading || "";
   return sel;
