@@ -372,7 +372,8 @@ def _lcs(a: list, b: list) -> int:
 
 def _real_art_films(folder: Path) -> list[Path]:
     """The fixture films filmed again, shot for shot (same seed, camera, light and hands),
-    with the PySolFC deck of each game's deck: a user's own deck the model never saw."""
+    with the PySolFC deck of each game's deck: a user's own deck the model never saw.
+    A film already in ``folder`` (``--films``) is used again, not rendered."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.synth.video import film_game
@@ -381,6 +382,9 @@ def _real_art_films(folder: Path) -> list[Path]:
         meta = json.loads(video.with_suffix(".json").read_text())
         deck = get_game(GameRecord.from_json(meta["record"]).game).DECK
         film = folder / video.name
+        if film.is_file() and film.with_suffix(".json").is_file():
+            out.append(film)
+            continue
         film_game(meta["game"], meta["players"], meta["seed"], film, style=meta["style"],
                   size=tuple(meta["size"]), max_moves=meta["filmed_moves"], hard=meta["hard"],
                   pace=meta["pace"], source=f"pysol-{deck.value}")
@@ -434,6 +438,9 @@ def main() -> int:
     ap.add_argument("--real-art", action="store_true",
                     help="events on the films shot again with the PySolFC decks (a user's "
                          "own deck; rendered into a temporary folder, a few minutes)")
+    ap.add_argument("--films", type=Path, default=None,
+                    help="with --real-art: keep the rendered films in this folder and use "
+                         "them again on the next run")
     ap.add_argument("--doubtful", type=int, default=DOUBTFUL_PER_FRAME,
                     help="with --profile: unchanged doubtful cards read a frame (0: all; "
                          f"default {DOUBTFUL_PER_FRAME}, as served)")
@@ -450,7 +457,9 @@ def main() -> int:
         if args.real_art:
             import tempfile
             with tempfile.TemporaryDirectory() as tmp:
-                out["events"] = bench_events(False, args.profile, Path(tmp), doubtful)
+                films = args.films or Path(tmp)
+                films.mkdir(parents=True, exist_ok=True)
+                out["events"] = bench_events(False, args.profile, films, doubtful)
         else:
             out["events"] = bench_events(args.oracle, args.profile, doubtful=doubtful)
     if args.json:

@@ -39,6 +39,10 @@ MODEL_OVERRULES = 0.8
 # A profile whose enrolment views the model alone names this well is of a deck the model
 # knows (our printed deck): the profile picks the card, and the model says how sure.
 KNOWN_ART = 0.9
+# With a profile of art the model does not know, a card is taken only on readings this sure.
+# The real-art films' sure-but-wrong cards were read at 0.82-0.85 (a numeral off by one
+# under blur); at this bar the Kendra Kari film names no wrong card (2 at the tracker's 0.8).
+UNKNOWN_ART_BAR = 0.9
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx"
 
 
@@ -328,6 +332,15 @@ class CardClassifier:
         result = self._decode(h, probs, ids, dup, chosen, detail)
         timing["decode"] = (time.perf_counter() - t0) * 1e3
         return Classifications(**result, timing_ms=timing)
+
+    @property
+    def trust_bar(self) -> float:
+        """The least confidence at which a reading may name a card (0: the tracker's own
+        bar). A profile of art the model never saw reads by matching the deck's own images,
+        and under blur such a match can be 0.8 sure of the neighbouring numeral."""
+        if self.profile is not None and self.profile.model_agreement < KNOWN_ART:
+            return UNKNOWN_ART_BAR
+        return 0.0
 
     def _model_probs(self, h: HeadOutputs) -> np.ndarray:
         """p(card) = p(suit) * p(rank), laid out suit-major like ``self._card_ids``."""

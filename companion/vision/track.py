@@ -207,6 +207,12 @@ class TableTracker:
         self.motion_radius_mm = motion_radius_mm
         self.reset()
 
+    def raise_bar(self, bar: float) -> None:
+        """Take cards only on readings at least ``bar`` sure (a classifier's ``trust_bar``);
+        a bar below the tracker's own changes nothing."""
+        self.min_confidence = max(self.min_confidence, bar)
+        self.resolve_confidence = max(self.resolve_confidence, self.min_confidence)
+
     def reset(self) -> None:
         self._tracks: list[_Track] = []
         self._next_id = 0

@@ -13,7 +13,8 @@ import pytest
 from companion.cards import Card, DeckKind, deck_cards
 from companion.vision import cues
 from companion.vision.assign import assign_once, hungarian
-from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, CardClassifier
+from companion.vision.classify import (DEFAULT_MODEL, KNOWN_ART, UNKNOWN_ART_BAR,
+                                       CardClassifier)
 from companion.vision.crops import GENTLE, POSES, place_card
 from companion.vision.enroll import (
     ProfileError,
@@ -137,7 +138,9 @@ def test_a_deck_the_model_knows_is_read_as_surely_as_the_model_reads_it():
     shown = [cards[int(i)] for i in rng.choice(len(cards), 40, replace=False)]
     crops = np.stack([place_card(_face(c, 6, 2), rng) for c in shown])
     alone = clf.classify(crops)
-    enrolled = CardClassifier(profile=profile).classify(crops)
+    enrolled_classifier = CardClassifier(profile=profile)
+    assert enrolled_classifier.trust_bar == 0.0  # the tracker's own bar
+    enrolled = enrolled_classifier.classify(crops)
     sure_alone = alone.confidence >= bar
     sure_enrolled = enrolled.confidence >= bar
     same = np.array([a == b for a, b in zip(enrolled.card_ids, alone.card_ids)])
@@ -227,6 +230,7 @@ def test_pysol_mughal_enrolment_reads_its_own_cards_on_the_table(mughal_profile)
     crops = np.stack([place_card(cv2.imread(str(MUGHAL_DIR / f), cv2.IMREAD_UNCHANGED), rng,
                                  GENTLE) for f, _ in picks])
     enrolled = CardClassifier(profile=profile)
+    assert enrolled.trust_bar == UNKNOWN_ART_BAR  # its readings count only when surer
     res = enrolled.classify(crops)
     right = sum(cid == card for cid, (_, card) in zip(res.card_ids, picks))
     # The benchmark measured 97% on 192 such crops of this deck; the floor leaves room for

@@ -100,6 +100,24 @@ def test_doubtful_cards_take_turns_only_when_read_with_a_deck_profile():
     assert Pipeline(ProfileOracle()).reuse.max_doubtful == DOUBTFUL_PER_FRAME
 
 
+def test_a_classifier_that_asks_for_surer_readings_gets_questions_not_cards():
+    """A profile of art the model never saw raises the tracker's bar (``trust_bar``): the
+    oracle's 0.97 readings, cards at the tracker's own bar, are then only candidates."""
+    class Demanding(ColourOracle):
+        trust_bar = 0.98
+
+    def kinds(oracle):
+        pipe = Pipeline(oracle, TableTracker(LAYOUT, stable_frames=4, remove_frames=5))
+        return pipe.tracker, [(e.kind, e.card_id) for r in pipe.run(
+            FakeSource(_frames(), fps=10)) for e in r.events]
+    tracker, plain = kinds(ColourOracle())
+    assert tracker.min_confidence == 0.8 and ("appeared", "surya-3") in plain
+    tracker, demanding = kinds(Demanding())
+    assert tracker.min_confidence == 0.98 and tracker.resolve_confidence == 0.98
+    assert [k for k, _ in demanding if k != "cleared"] == ["unsure", "unsure", "removed"]
+    assert all(card is None for _, card in demanding)
+
+
 def test_pipeline_waits_for_the_mat():
     blank = np.full((720, 1280, 3), 90, np.uint8)
     pipe = Pipeline(ColourOracle(), TableTracker(LAYOUT, stable_frames=2))

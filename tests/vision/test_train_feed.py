@@ -56,8 +56,10 @@ def test_a_failing_worker_stops_training_with_its_error():
 
 def test_streamed_training_of_two_sizes_exports_both_and_the_checkpoint(tmp_path, capsys):
     out, ckpt = tmp_path / "tiny.onnx", tmp_path / "tiny.pt"
+    # Half a minute: on a busy box the first pass alone took the 6 s first given, and the
+    # pool had no time to grow.
     assert main(["train", "--tiny", "--out", str(out), "--stream-capacity", "2500",
-                 "--max-passes", "100000", "--minutes", "0.1", "--also-widths", "8,8,8,16",
+                 "--max-passes", "100000", "--minutes", "0.5", "--also-widths", "8,8,8,16",
                  "--checkpoint", str(ckpt)]) == 0
     other = tmp_path / "tiny-w8-8-8-16.onnx"
     assert out.is_file() and other.is_file() and ckpt.is_file()
