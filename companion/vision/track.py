@@ -283,6 +283,8 @@ class TableTracker:
                         name = None if t.unsure or t.label == FACE_DOWN else t.label
                         events.append(self._event("removed", t, name, 1.0, frame_index,
                                                   timestamp))
+                    else:
+                        events += self._gone_unnamed(t, timestamp)
         for center, label, conf, topk, _ in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
                        deque(maxlen=self.stable_frames * 2))
@@ -363,6 +365,21 @@ class TableTracker:
         t.asked = tuple(c for c, _ in candidates)
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
                             candidates=candidates)]
+
+    def _gone_unnamed(self, t: _Track, ts: float) -> list[TrackEvent]:
+        """A card that lay long enough to be voted on and went before its doubtful readings
+        settled is asked about, not dropped. On the real-art Ganjifa film a trick's four
+        cards were often all doubtful, took turns to be read, and were gathered first: the
+        referee never heard of the card, and every play after it was refused."""
+        recent = list(t.readings)[-self.stable_frames:]
+        if len(recent) < self.stable_frames:
+            return []  # a glimpse: too little to ask about
+        label, _ = Counter(r[0] for r in recent).most_common(1)[0]
+        candidates = self._candidates(recent)
+        if label == FACE_DOWN or not candidates:
+            return []
+        return [self._event("unsure", t, None, self._confidence(recent, label), t.last_seen,
+                            ts, candidates=candidates)]
 
     @staticmethod
     def _confidence(recent: list, label: str) -> float:

@@ -131,6 +131,22 @@ def test_low_confidence_becomes_unsure_with_candidates_never_a_card():
     assert [(e.kind, e.card_id) for e in gone] == [("removed", None), ("cleared", None)]
 
 
+def test_a_doubtful_card_taken_away_before_it_settled_is_asked_about_not_dropped():
+    """A trick gathered while its doubtful cards still took turns to be read: each card
+    read often enough to be voted on is asked about as it goes; a glimpse is not."""
+    tr = TableTracker(LAYOUT, stable_frames=4)
+    top = (("kurma-9", 0.55), ("kurma-6", 0.30))
+    doubtful = (POS["pos4"], Reading("kurma-9", conf=0.55, topk=top))
+    glimpse = (POS["pos2"], Reading("matsya-3", conf=0.6))
+    events = run(tr, [[doubtful]] * 4 + [[doubtful, glimpse]] * 2)
+    assert events == []  # still making up its mind (as many frames again to settle)
+    events = run(tr, [[]] * 6, start=6)
+    assert [(e.kind, e.card_id, e.zone) for e in events] == [("unsure", None, "pos4")]
+    assert [c for c, _ in events[0].candidates] == ["kurma-9", "kurma-6"]
+    assert (events[0].first_frame, events[0].last_frame) == (0, 5)
+    assert tr.table == {}
+
+
 def test_disagreeing_readings_are_unsure():
     tr = TableTracker(LAYOUT, stable_frames=4)
     frames = [[(POS["pos5"], Reading("matsya-3" if k % 2 else "matsya-8"))] for k in range(12)]
