@@ -224,7 +224,8 @@ def _register_enroll(sub) -> None:
 
 
 def _enroll(args: argparse.Namespace) -> int:
-    from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, CardClassifier, ModelError
+    from companion.vision.classify import (DEFAULT_MODEL, KNOWN_ART, UNKNOWN_ART_BAR,
+                                           CardClassifier, ModelError)
     from companion.vision.enroll import ProfileError, enroll_folder, save_profile
     if not args.deck_dir.is_dir():
         raise UsageError(f"--deck-dir {args.deck_dir}: not a folder")
@@ -246,6 +247,7 @@ def _enroll(args: argparse.Namespace) -> int:
     how = ("the model knows this art: with the profile it picks among look-alike cards, "
            "and the model alone says how sure a reading is"
            if profile.model_agreement >= KNOWN_ART else
-           "new art to the model: readings with this profile come from the deck's own images")
+           "new art to the model: readings with this profile come from the deck's own images, "
+           f"and a card is taken only on readings at least {UNKNOWN_ART_BAR:.0%} sure")
     print(f"the model alone names {profile.model_agreement:.0%} of the enrolled views; {how}")
     return 0

@@ -8,8 +8,9 @@ as sightings nor as absences: the tracker waits for the hand to leave.
 
 Events: ``appeared`` (a card settled; ``covers`` names the card it was laid on), ``removed``,
 ``cleared`` (a zone that held cards is now empty) and ``unsure``: a card settled but the
-readings are not confident or do not agree, so the event lists the top candidates and
-leaves the decision to a person. The tracker never turns a doubtful reading into a card.
+readings are not confident or do not agree (or a doubtful card was taken away before it
+settled), so the event lists the top candidates and leaves the decision to a person. The
+tracker never turns a doubtful reading into a card.
 """
 
 from __future__ import annotations
