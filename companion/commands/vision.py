@@ -224,8 +224,13 @@ def _register_enroll(sub) -> None:
 
 
 def _enroll(args: argparse.Namespace) -> int:
-    from companion.vision.classify import (DEFAULT_MODEL, KNOWN_ART, UNKNOWN_ART_BAR,
-                                           CardClassifier, ModelError)
+    from companion.vision.classify import (
+        DEFAULT_MODEL,
+        KNOWN_ART,
+        UNKNOWN_ART_BAR,
+        CardClassifier,
+        ModelError,
+    )
     from companion.vision.enroll import ProfileError, enroll_folder, save_profile
     if not args.deck_dir.is_dir():
         raise UsageError(f"--deck-dir {args.deck_dir}: not a folder")

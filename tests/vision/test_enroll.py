@@ -13,8 +13,7 @@ import pytest
 from companion.cards import Card, DeckKind, deck_cards
 from companion.vision import cues
 from companion.vision.assign import assign_once, hungarian
-from companion.vision.classify import (DEFAULT_MODEL, KNOWN_ART, UNKNOWN_ART_BAR,
-                                       CardClassifier)
+from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, UNKNOWN_ART_BAR, CardClassifier
 from companion.vision.crops import GENTLE, POSES, place_card
 from companion.vision.enroll import (
     ProfileError,
