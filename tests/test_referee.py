@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cards import Card
+from companion.cards import Card, DeckKind, deck_cards
 from companion.games.base import Move, Verdict
 from companion.layouts import load_layout
 from companion.record import simulate, table_view
@@ -459,3 +459,28 @@ def test_only_cards_on_move_zones_are_worth_asking_about():
     assert not any(kk.is_move_zone(z) for z in ("stock", "gathered", None, "", "nowhere"))
     assert gj.is_move_zone("play0") and gj.is_move_zone("deni2")
     assert not gj.is_move_zone("won1")
+
+
+def test_a_follow_that_shows_the_lead_was_beatable_is_played_and_the_trick_goes_on():
+    """The follower's card beats the card led "as unbeatable": the lead was the error, the
+    follow happened. The follow is judged as played (the leader's error announced), so the
+    third card is the next follow, not refused because "the trick is not complete"."""
+    moves = _gj_moves(7)
+    first_trick, (a, b, c) = moves[:4], moves[4:7]
+    ref = Referee("ganjifa", 4)
+    for k, m in enumerate(first_trick):
+        ref.observe([_gj_ev("appeared", m, 30 * (k + 1), k)], 30 * (k + 1))
+    power = ref.engine.picture.table.rules.power
+    gone = {m.cards[0] for m in moves}
+    suit = [x for x in deck_cards(DeckKind.DASHAVATARA)
+            if x.suit is a.cards[0].suit and x not in gone]
+    low, high = min(suit, key=power.get), max(suit, key=power.get)
+    lead = Move(a.player, "lead", (low,))
+    beats = Move(b.player, "follow", (high,))
+    ref.observe([_gj_ev("appeared", lead, 150, 4)], 150)
+    ref.observe([_gj_ev("appeared", beats, 180, 5)], 180)
+    ref.observe([_gj_ev("appeared", c, 210, 6)], 210)
+    rulings = ref.rulings()[4:]
+    assert [r.move for r in rulings] == [lead, beats, c]
+    assert rulings[1].verdict is Verdict.ILLEGAL and "beatable card was led" in rulings[1].reason
+    assert rulings[2].verdict is not Verdict.ILLEGAL

@@ -266,20 +266,30 @@ class PerSeatJudge:
 
     def _judge(self, candidates: list[Move], f: Fact, seat: int,
                keep_refused: bool = True) -> bool:
-        """Judge the first candidate the rules accept; else (``keep_refused``) report the
-        first one as illegal. Returns whether a ruling was made."""
+        """Judge the first candidate the rules accept; else (``keep_refused``) report one as
+        illegal: the first that fits the table (the card was played, and it is an error,
+        its own or one it exposes), or the first. Returns whether a ruling was made.
+
+        A follow that shows an earlier lead was wrong ("Player 4 led the 2 as unbeatable,
+        but Player 1 held the 3") is refused, and so is a lead while the trick is not
+        complete; the follow is what happened. Reporting the lead's refusal left the trick
+        waiting for a card that had been played, and every card after it was refused (the
+        real-art Ganjifa film)."""
         eng = self.ref.engine
-        first = None
+        before = pictured_table(eng)
+        first = fitting = None
         for move in candidates:
             ruling = eng.observe(move)
             if ruling.verdict is not Verdict.ILLEGAL:
                 break
+            played = before is not None and pictured_table(eng) is not before
             eng.undo()
             first = first or ruling
+            fitting = fitting or (ruling if played else None)
         else:
             if not keep_refused:
                 return False
-            ruling = first
+            ruling = fitting or first
             eng.observe(ruling.move)  # the table shows it; the engine keeps it refused
         text = (f"{seat_name(seat)}: {ruling.reason}" if ruling.verdict is Verdict.ILLEGAL
                 else "; ".join(e.text for e in ruling.events) or str(ruling.move))
