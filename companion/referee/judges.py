@@ -182,7 +182,8 @@ class PerSeatJudge:
     """Trick games: each seat has its own play and Deni spots, so the zone names the seat.
 
     The action is the first of the game's card-laying actions that the rules accept here
-    (lead, follow, sacrifice ...); a card on a Deni spot and the card led with it form one
+    (lead, follow, sacrifice ...), or, when all are refused, the first that could still
+    have been played (an error the table shows, not an impossible turn); a card on a Deni spot and the card led with it form one
     ``deni`` move (low card led, high card exposed); a second card of the same seat that
     no single action accepts, with its first, is a ``double``.
     """
