@@ -220,7 +220,7 @@ def _worker_batch(args):
 
 def _pasted_job(job, cfg: TrainConfig):
     n, seed = job
-    return make_batch(_BANK, n, seed, cfg.negative_share, cfg.input_px, cfg.degraded_share)
+    return _worker_batch((n, seed, cfg.negative_share, cfg.input_px, cfg.degraded_share))
 
 
 # -- training ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ The crops live on the training device as uint8 so that a pool of millions fits.
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import torch
@@ -97,7 +98,7 @@ class GrowingPool:
                 self.size += n
             if self.size >= min(wait_for, len(self.x)):
                 return self.size
-            threading.Event().wait(0.2)
+            time.sleep(0.2)
 
     def close(self) -> None:
         with self._lock:

@@ -86,6 +86,7 @@ class Pipeline:
             reuse = ReadingReuse(max_doubtful=DOUBTFUL_PER_FRAME if with_profile else None)
         self.reuse = reuse if reuse_readings else None
         self.tracker = tracker or TableTracker()
+        # a classifier whose sure readings are less often right asks for surer ones
         self.tracker.raise_bar(getattr(classifier, "trust_bar", 0.0))
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)
