@@ -413,17 +413,18 @@ def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = N
         print(f"\n## Events on the fixture videos, classifier: {label}")
         print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
               f"{'unsure':>6} {'missed':>6} {'answered':>8} {'questions':>9} {'illegal':>7} "
-              f"{'fps':>5}")
+              f"{'desync':>6} {'fps':>5}")
         for r in res:
             print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
                   f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
                   f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['missed']:6d} {r['answered']:8d} "
-                  f"{r['questions']:9d} {r['illegal']:7d} {r['fps']:5.1f}")
+                  f"{r['questions']:9d} {r['illegal']:7d} {r['desync']:6d} {r['fps']:5.1f}")
         rows += [{"classifier": label, **r} for r in res]
     print("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
           "distinct laid cards the tracker reported / cards laid; wrong: cards the tracker "
           "reported in a zone where the film's truth does not have them at that time; "
-          "missed: laid cards neither reported nor asked about (unsure)")
+          "missed: laid cards neither reported nor asked about (unsure); desync: times the "
+          "referee said the table and the game disagree")
     return rows
 
 

@@ -339,6 +339,41 @@ def test_moves_after_an_unnamed_card_wait_for_its_name_then_are_judged_in_order(
     assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
 
 
+def test_a_card_that_settles_after_the_next_players_card_is_judged_in_the_order_laid():
+    a, b, c = _gj_moves(3)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    # b was laid at frame 40, but its doubtful readings settle only at frame 75, after
+    # c (laid at 55, read at once) was reported
+    out = ref.observe([dataclasses.replace(_gj_ev("appeared", c, 60, 2), since=55)], 60)
+    assert [o.ruling.verdict for o in out if o.kind == "ruling"] == [Verdict.ILLEGAL]
+    assert out[-1].kind == "desync"  # c lies there, refused
+    out = ref.observe([dataclasses.replace(_gj_ev("appeared", b, 75, 1), since=40)], 75)
+    assert [r.move for r in ref.rulings()] == [a, b, c]
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+    # the stream re-tells what changed: b's ruling, and c's, no longer refused
+    assert [(o.kind, o.move) for o in out] == [("correction", b), ("correction", c),
+                                               ("resync", None)]
+    assert [o.frame for o in ref.outputs if o.kind == "ruling"] == [30, 75, 60]
+    # a card seen again later, when it is already in the story, is no new fact
+    assert ref.observe([dataclasses.replace(_gj_ev("appeared", b, 90, 1), since=40)], 90) == []
+
+
+def test_a_refused_card_left_on_a_spot_is_a_desync_until_it_is_taken_back():
+    a, b = _gj_moves(2)
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    show.lay(b.cards[0], f"play{b.player}")  # out of turn: the leader has not led
+    assert show.rulings()[-1].ruling.verdict is Verdict.ILLEGAL
+    assert show.outputs[-1].kind == "desync" and b.cards[0].name in ref.desynced
+    show.remove(b.cards[0], f"play{b.player}")
+    assert show.outputs[-1].kind == "resync" and not ref.desynced
+    show.ganjifa(a)
+    show.ganjifa(b)
+    assert [o.kind for o in show.outputs].count("desync") == 1 and not ref.desynced
+    assert [r.verdict for r in ref.rulings()][-2:] == [Verdict.LEGAL, Verdict.LEGAL]
+
+
 def test_none_of_these_goes_on_without_the_unnamed_card():
     a, b, c = _gj_moves(3)
     ref = Referee("ganjifa", 4)

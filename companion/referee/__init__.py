@@ -18,14 +18,17 @@ to the players (``unsure``), and ``confirm(...)`` brings the answer back. Until 
 referee holds what follows (it cannot judge the next player's card without knowing the
 one before it): the moves after an unnamed card are judged, in the order they were laid,
 as soon as it is named (by a person, or by the tracker once its readings settle), or
-``dismiss(zone)`` says to go on without it.
+``dismiss(zone)`` says to go on without it. Cards are judged in the order they were laid
+(``TrackEvent.since``), not the order their readings settled: a doubtful card named after
+the next player's card goes before it, and what changed is told again as corrections.
 
-When the table and the game disagree (a card the rules refused is still lying there, or a
-card the game needs has gone) it says ``desync`` and stays in that state until the table
-matches again (``resync``).
+When the table and the game disagree (a card the rules refused is still lying on the ring
+or on a player's spot, or a card the game needs on the ring has gone) it says ``desync``
+and stays in that state until the table matches again (``resync``).
 """
 
 
+from dataclasses import replace
 from typing import Any
 
 from companion.cards import Card, deck_cards
@@ -35,6 +38,7 @@ from companion.games.base import (
     OptionsError,
     Ruling,
     UnknownGameError,
+    Verdict,
     options_from_json,
     seat_name,
 )
@@ -77,7 +81,7 @@ class Referee:
         self.combo_s = combo_s
         self._facts: list[Fact] = []
         self._answers: dict[int, int] = {}  # question id -> chosen index
-        self._emitted = 0  # outputs of the derivation already returned
+        self._serial = 0  # facts told so far
         self._derived = Derivation()
         self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
         self._named: dict[int, str] = {}  # tracker track -> the card it was last named
@@ -202,8 +206,7 @@ class Referee:
         if was == card.id or self._already_played(card):
             del self._facts[i]  # named as the card it already was: nothing new was laid
         else:
-            self._facts[i] = Fact("laid", f.frame, f.timestamp, card, f.zone, seat,
-                                  source=source)
+            self._facts[i] = replace(f, kind="laid", card=card, seat=seat, source=source)
         return self._add_judged()
 
     # ---- the physical table ---------------------------------------------------------------
@@ -225,7 +228,8 @@ class Referee:
                 # whose hand laid it is known now, while the reach is fresh
                 seat, source = self._hand_at(ev)
                 out += self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
-                                      seat, source=source, track=ev.track_id))
+                                      seat, source=source, track=ev.track_id,
+                                      since=ev.since))
             return out
         card = parse_card(ev.card_id)
         if ev.kind == "appeared" and ev.resolves and ev.track_id in self._answered:
@@ -255,7 +259,7 @@ class Referee:
             return []
         seat, source = self._hand_at(ev)
         return self._add(Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
-                               source=source))
+                               source=source, since=ev.since))
 
     def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
         """(the seat whose hand reached the card's zone, "hand"), or (None, "")."""
@@ -279,29 +283,69 @@ class Referee:
         return self.module.TableReferee(self.players, self.options)
 
     def _add(self, fact: Fact) -> list[RefereeOutput]:
-        self._facts.append(fact)
+        """Tell a fact in the order things happened on the table.
+
+        A card whose readings settle late (a doubtful one, read every few frames) is
+        reported after a card laid after it. On the real-art Ganjifa film Player 1's card,
+        laid before Player 4's, settled after it and was judged out of turn ("Player 4
+        still has to play"), and nothing judged it again. So a fact goes before the facts
+        told earlier that happened later (``Fact.when``), and what follows is re-judged."""
+        fact = replace(fact, serial=self._serial)
+        self._serial += 1
+        at = len(self._facts)
+        while at and self._facts[at - 1].when > fact.when:
+            at -= 1
+        self._facts.insert(at, fact)
         return self._add_judged()
 
     def _add_judged(self) -> list[RefereeOutput]:
-        """Re-judge the facts; the outputs not returned before are the new ones."""
+        """Re-judge the facts; return what the stream has not said yet."""
+        before = self._derived.outputs
         self._rederive()
-        new = self._derived.outputs[self._emitted:]
-        self._emitted = len(self._derived.outputs)
-        # In the live stream a two-card turn is a correction of its first card's ruling,
-        # found by that card's frame: the first card was announced on its own already.
-        return [RefereeOutput("correction", f"{o.text} (one turn, two cards)", o.frame,
-                              o.timestamp, o.ruling, assumed=o.assumed, replaces=True)
-                if o.kind == "ruling" and o.replaces else o for o in new]
+        after = self._derived.outputs
+        same = 0
+        while same < min(len(before), len(after)) and before[same] == after[same]:
+            same += 1
+        if same == len(before):  # the usual case: the story only grew
+            return [self._live(o) for o in after[same:]]
+        # The story changed inside (a card that happened earlier was told late, a
+        # two-card turn): what it says now and did not say before. A superseded first card
+        # travels inside its two-card ruling; rulings come as corrections.
+        told = list(before[same:])
+        out = []
+        for o in after[same:]:
+            if o in told:
+                told.remove(o)
+            elif o.kind != "superseded":
+                out.append(self._live(o, changed=True))
+        return out
+
+    @staticmethod
+    def _live(o: RefereeOutput, changed: bool = False) -> RefereeOutput:
+        """A ruling as the live stream tells it. A two-card turn is a correction of its
+        first card's ruling, found by that card's frame: the first card was announced on
+        its own already. A ruling that changed, or came in among those told, is a
+        correction too."""
+        if o.kind != "ruling":
+            return o
+        if o.replaces:
+            return RefereeOutput("correction", f"{o.text} (one turn, two cards)", o.frame,
+                                 o.timestamp, o.ruling, assumed=o.assumed, replaces=True)
+        if changed:
+            return RefereeOutput("correction", f"{o.text} (judged again in the order the "
+                                 "cards were laid)", o.frame, o.timestamp, o.ruling,
+                                 assumed=o.assumed)
+        return o
 
     def _rederive(self) -> None:
         """Judge every fact from the start: answers to questions may change the story."""
         self.engine = self._fresh_engine()
         d = Derivation()
         judge = KendraKariJudge(self, d) if self.shared else PerSeatJudge(self, d)
-        for i, fact in enumerate(self._facts):
+        for fact in self._facts:
             if fact.kind == "unsure":
                 break  # what follows an unnamed card waits for its name
-            judge.fact(i, fact)
+            judge.fact(fact)
         self._derived = d
 
     def _stage(self) -> str:
@@ -355,8 +399,20 @@ class Referee:
         return card in cards and bool((out >> cards.index(card)) & 1)
 
     def _check_sync(self, frame: int, ts: float) -> list[RefereeOutput]:
-        if not self.shared or self._pending() is not None:
+        if self._pending() is not None:
             return []  # (cards laid behind an unnamed one are not judged yet)
+        problems = self._ring_problems() if self.shared else self._spot_problems()
+        if problems and not self.desynced:
+            self.desynced = "; ".join(problems)
+            return [RefereeOutput("desync", f"The table does not match the game: "
+                                  f"{self.desynced}. Waiting until it does.", frame, ts)]
+        if not problems and self.desynced:
+            self.desynced = ""
+            return [RefereeOutput("resync", "The table matches the game again.", frame, ts)]
+        return []
+
+    def _ring_problems(self) -> list[str]:
+        """Kendra Kari: each position's top card against the one the game has there."""
         expected = self.expected_table()
         accepted = getattr(self.engine.state, "out", 0)  # every card the game saw played
         index = {c: i for i, c in enumerate(deck_cards(self.module.DECK))}
@@ -370,11 +426,28 @@ class Referee:
                                 + (f", not {top.name}" if top else ""))
             elif top is not None and top != want and not (accepted >> index[top]) & 1:
                 problems.append(f"take {top.name} back from Position {zone[3:]}")
-        if problems and not self.desynced:
-            self.desynced = "; ".join(problems)
-            return [RefereeOutput("desync", f"The table does not match the game: "
-                                  f"{self.desynced}. Waiting until it does.", frame, ts)]
-        if not problems and self.desynced:
-            self.desynced = ""
-            return [RefereeOutput("resync", "The table matches the game again.", frame, ts)]
-        return []
+        return problems
+
+    def _spot_problems(self) -> list[str]:
+        """Trick games: a card the game refused still lies on a player's spot.
+
+        Ganjifa: "if anyone leads a beatable card ... the move must be withdrawn". A
+        refused card that stays is a table the game does not have: the referee says so
+        until it is taken back, or until the story changes so that the card fits (a card
+        laid before it, named late). A refused card the game plays on with, its error
+        announced (``_already_played``: Ganjifa's follow that shows the lead was wrong),
+        is part of the game and no mismatch."""
+        last: dict[Card, Any] = {}
+        for o in self._derived.outputs:
+            if o.kind == "ruling" and o.ruling is not None:
+                for card in o.ruling.move.cards:
+                    last[card] = o.ruling
+        problems = []
+        for zone_id, stack in self._table.items():
+            ruling = last.get(stack[-1]) if stack and self.is_move_zone(zone_id) else None
+            if ruling is not None and ruling.verdict is Verdict.ILLEGAL \
+                    and not self._already_played(stack[-1]):
+                zone = self.layout.zone(zone_id)
+                problems.append(f"{stack[-1].name} on {seat_name(zone.seat)}'s {zone.kind} "
+                                "spot was refused; take it back")
+        return problems

@@ -54,7 +54,8 @@ class KendraKariJudge:
         picked = self.ref._answers.get(index, 0)
         return choices.index(ordered[picked])
 
-    def fact(self, i: int, f: Fact) -> None:
+    def fact(self, f: Fact) -> None:
+        i = f.serial  # a question about this fact is known by it
         eng = self.ref.engine
         s = eng.state
         if f.kind == "told":
@@ -195,7 +196,7 @@ class PerSeatJudge:
         self.waiting_deni: dict[int, Card] = {}
         self.last: dict[int, tuple[Move, int]] = {}  # the latest move, if it was this seat's
 
-    def fact(self, i: int, f: Fact) -> None:
+    def fact(self, f: Fact) -> None:
         if f.kind == "told":
             self._judge([f.move], f, f.move.player)
             return

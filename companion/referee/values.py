@@ -63,6 +63,13 @@ class Fact:
     move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
     source: str = ""  # "hand": ``seat`` is the seat whose hand was seen doing it
     track: int = -1  # "unsure": the tracker's track, whose later confident reading names it
+    since: int = -1  # laid/unsure: the frame the card was first seen there (-1: ``frame``)
+    serial: int = -1  # the order it was told in: questions about it are known by this
+
+    @property
+    def when(self) -> int:
+        """The frame it happened: the facts are judged in this order."""
+        return self.since if self.since >= 0 else self.frame
 
 
 @dataclass

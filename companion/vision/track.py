@@ -41,6 +41,9 @@ class TrackEvent:
     candidates: tuple[tuple[str, float], ...] = ()  # unsure: the top readings
     covers: str | None = None  # appeared: the card it was laid on top of
     resolves: bool = False  # appeared: names the card of this track's last unsure event
+    # appeared/unsure: the frame the card was first seen where it lies (-1: not known).
+    # A doubtful card settles frames after it was laid, maybe after the next player's card.
+    since: int = -1
 
     def to_json(self) -> dict:
         d = {"kind": self.kind, "card": self.card_id, "zone": self.zone,
@@ -54,6 +57,8 @@ class TrackEvent:
             d["covers"] = self.covers
         if self.resolves:
             d["resolves"] = True
+        if self.since >= 0:
+            d["since"] = self.since
         return d
 
 
@@ -93,10 +98,11 @@ class MotionMap:
         pts = np.asarray(points_mm, float).reshape(-1, 2) * self.px_per_mm
         h, w = self.mask.shape
         r = radius_mm * self.px_per_mm
-        x0 = np.clip((pts[:, 0] - r).astype(int), 0, w)
-        x1 = np.clip((pts[:, 0] + r).astype(int) + 1, 0, w)
-        y0 = np.clip((pts[:, 1] - r).astype(int), 0, h)
-        y1 = np.clip((pts[:, 1] + r).astype(int) + 1, 0, h)
+        # (np.clip's own checks cost more than the lookup, for a few points a frame)
+        x0 = np.minimum(np.maximum((pts[:, 0] - r).astype(int), 0), w)
+        x1 = np.minimum(np.maximum((pts[:, 0] + r).astype(int) + 1, 0), w)
+        y0 = np.minimum(np.maximum((pts[:, 1] - r).astype(int), 0), h)
+        y1 = np.minimum(np.maximum((pts[:, 1] + r).astype(int) + 1, 0), h)
         s = self._integral
         total = s[y1, x1] - s[y0, x1] - s[y1, x0] + s[y0, x0]
         return total > 0
@@ -184,6 +190,7 @@ class _Track:
     missed: int = 0
     doubt: int = 0  # consecutive votes without a confident reading
     asked: tuple[str, ...] = ()  # unsure: the candidates the players were asked about
+    since: int = -1  # the frame its current card was first seen (see TrackEvent.since)
 
 
 class TableTracker:
@@ -264,9 +271,10 @@ class TableTracker:
 
         matched = self._associate(obs)
         events: list[TrackEvent] = []
-        for t in list(self._tracks):
-            gated = motion is not None and bool(motion.near(t.center[None],
-                                                            self.motion_radius_mm)[0])
+        tracks = list(self._tracks)
+        gated_tracks = (motion.near(np.array([t.center for t in tracks]), self.motion_radius_mm)
+                        if motion is not None and tracks else np.zeros(len(tracks), bool))
+        for t, gated in zip(tracks, gated_tracks.tolist()):
             o = matched.get(t.id)
             if o is not None:
                 center, label, conf, topk, evidence = o
@@ -297,14 +305,16 @@ class TableTracker:
     def _associate(self, obs: list) -> dict[int, tuple]:
         """Greedy nearest matching of observations to tracks; new ones get keys -1, -2..."""
         out: dict[int, tuple] = {}
-        pairs = []
-        for i, o in enumerate(obs):
-            for t in self._tracks:
-                d = float(np.hypot(*(t.center - o[0])))
-                if d <= self.match_mm:
-                    pairs.append((d, i, t.id))
+        pairs: list = []
+        if obs and self._tracks:
+            pts = np.array([o[0] for o in obs], float).reshape(-1, 2)
+            ids = np.array([t.id for t in self._tracks])
+            centers = np.array([t.center for t in self._tracks], float)
+            d = np.hypot(*(pts[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+            oi, tj = np.nonzero(d <= self.match_mm)
+            pairs = sorted(zip(d[oi, tj].tolist(), oi.tolist(), ids[tj].tolist()))
         used_o, used_t = set(), set()
-        for _d, i, tid in sorted(pairs):
+        for _d, i, tid in pairs:
             if i in used_o or tid in used_t:
                 continue
             used_o.add(i)
@@ -353,6 +363,9 @@ class TableTracker:
         covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
                   else None)
         first = max(t.first_frame, frame - self.stable_frames + 1)
+        # A card laid on a settled card (the same spot, the same track) came with the
+        # readings that changed its label; a new track's card, when the track began.
+        t.since = first if t.settled else t.first_frame
         t.settled, t.label = True, label
         if label == FACE_DOWN:
             t.unsure = False
@@ -379,6 +392,7 @@ class TableTracker:
         candidates = self._candidates(recent)
         if label == FACE_DOWN or not candidates:
             return []
+        t.since = t.first_frame
         return [self._event("unsure", t, None, self._confidence(recent, label), t.last_seen,
                             ts, candidates=candidates)]
 
@@ -401,7 +415,7 @@ class TableTracker:
         c = (float(t.center[0]), float(t.center[1]))
         return TrackEvent(kind, card, c, self._zone(t.center), conf,
                           t.first_frame if first is None else first, frame, ts, t.id,
-                          candidates, covers, resolves)
+                          candidates, covers, resolves, t.since)
 
     def _cleared(self, frame: int, ts: float) -> list[TrackEvent]:
         if self.layout is None:

@@ -10,6 +10,8 @@ operation: replay the active moves through a fresh referee.
 
 from __future__ import annotations
 
+import itertools
+
 import random
 import threading
 from dataclasses import dataclass, field
@@ -335,36 +337,39 @@ class TableSession:
 
     def sync_moves(self, moves: list[dict[str, Any]], frames: list[int],
                    seen_at: list[float]) -> None:
-        """Make the stored moves the referee's story as it now stands, each move known by
-        the frame its ruling names: moves that changed are replaced (and everything after
-        re-judged), moves it took back are deleted, new ones are added. A move a person
-        corrected or deleted on the dashboard stays as they left it."""
+        """Make the stored moves the referee's story as it now stands, in its order.
+
+        A move a person corrected or deleted on the dashboard stays as they left it (known
+        by the frame its ruling names). The referee's other moves are matched with the
+        story place by place: a move that changed, or that a card told late now precedes
+        (the referee judges cards in the order they were laid), is replaced in its place,
+        and everything after it re-judged; moves it took back are deleted; new ones are
+        added at the end."""
         with self.lock:
             live = self._require_live()
             touched = {c["before"].get("frame") for c in self.store.corrections(live.game_id)
                        if c["before"]}
-            stored = {e.payload.get("frame"): e for e in live.move_events}
-            story = dict(zip(frames, moves))
+            stored = [e for e in live.move_events
+                      if e.payload.get("frame") is not None
+                      and e.payload.get("frame") not in touched]
+            story = [(f, m, t) for f, m, t in zip(frames, moves, seen_at) if f not in touched]
             first_changed = None
-            for frame, event in stored.items():
-                if frame in touched or frame is None:
+            for event, told in itertools.zip_longest(stored, story[:len(stored)]):
+                if told is not None and (event.payload.get("frame"), event.payload["move"]) \
+                        == told[:2]:
                     continue
-                want = story.get(frame)
-                if want == event.payload["move"]:
-                    continue
-                new = None if want is None else {**event.payload, "move": want,
-                                                 "public": want, "corrected": True}
+                new = None if told is None else {
+                    **event.payload, "move": told[1], "public": told[1], "frame": told[0],
+                    "seen_at": told[2], "corrected": True}
                 self.store.correct_event(event.id, new, by_person=False)
                 first_changed = min(first_changed or event.seq, event.seq)
             if first_changed is not None:
                 last = self._rejudge(live, first_changed)
                 finished = self._result(live, last) if last is not None else None
-                if finished is not None and all(f in stored or f in touched for f in frames):
+                if finished is not None and len(story) <= len(stored):
                     self.store.end_game(live.game_id, finished)
                     self.live = None
-            for frame, move, seen in zip(frames, moves, seen_at):
-                if frame in stored or frame in touched:
-                    continue
+            for frame, move, seen in story[len(stored):]:
                 if self.live is None:
                     break  # the story reached the end of the game
                 self.observe(Move.from_json(move), source="camera",

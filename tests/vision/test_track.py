@@ -162,6 +162,17 @@ def test_a_card_laid_on_another_covers_it():
         ("appeared", "cheng-vizier", "cheng-2")]
 
 
+def test_an_event_says_since_when_its_card_lay_there():
+    tr = TableTracker(LAYOUT, stable_frames=3)
+    doubtful = [[(POS["pos2"], Reading("surya-4", conf=0.3))]] * 2  # doubtful at first
+    sure = [[(POS["pos2"], Reading("surya-4"))]] * 3
+    (ev,) = run(tr, doubtful + sure, start=10)
+    assert ev.kind == "appeared" and (ev.since, ev.first_frame, ev.last_frame) == (10, 12, 14)
+    # a card laid on it later: since its own readings began, not since the spot's first card
+    (on_top,) = run(tr, [[(POS["pos2"], Reading("surya-5"))]] * 3, start=40)
+    assert (on_top.card_id, on_top.covers, on_top.since) == ("surya-5", "surya-4", 40)
+
+
 def test_face_down_cards_are_tracked_without_a_name():
     tr = TableTracker(LAYOUT, stable_frames=3)
     events = run(tr, [[(POS["stock"], Reading(None, face_down=True))]] * 4)

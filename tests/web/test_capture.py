@@ -216,6 +216,20 @@ def test_the_referee_story_never_overwrites_what_a_person_corrected(bridge_recor
     assert [c["after"] and c["after"]["move"] for c in table.store.corrections()] == [mine]
 
 
+def test_a_move_the_referee_tells_late_takes_its_place_in_the_stored_game(bridge_record):
+    table = TableSession(Store(":memory:"))
+    table.start_game("kendra-kari", 4)
+    m = [x.to_json() for x in bridge_record.moves[:4]]
+    table.sync_moves([m[0], m[2]], [30, 60], [1.0, 2.0])
+    # the second card settled late (at frame 75): the referee's story now has it second
+    table.sync_moves([m[0], m[1], m[2], m[3]], [30, 75, 60, 90], [1.0, 2.5, 2.0, 3.0])
+    stored = table.live.move_events
+    assert [e.payload["move"] for e in stored] == m
+    assert [e.payload["frame"] for e in stored] == [30, 75, 60, 90]
+    assert all(e.payload["ruling"]["verdict"] != "illegal" for e in stored)
+    assert table.store.corrections() == []  # the referee's own re-telling is no lesson
+
+
 def test_a_question_the_camera_answers_itself_leaves_the_list():
     table = TableSession(Store(":memory:"))
     table.start_game("ganjifa", 4)
