@@ -34,7 +34,6 @@ from companion.cards import Card, CardIdError, DeckKind, Suit, suits_of
 from companion.vision import cues
 from companion.vision.crops import CROP_PX, GENTLE, place_card
 from companion.vision.match import (
-    RegionPatches,
     align,
     align_candidates,
     grey,
@@ -191,8 +190,8 @@ class DeckProfile:
                     break
             got = np.zeros(m, bool)
             for su in best_suits:
-                members, ref, patches = self._suits[su]
-                fine[i, members] = self._turned_matches(q_grey[i], ref, patches)
+                members, ref, box, patches = self._suits[su]
+                fine[i, members] = self._turned_matches(q_grey[i], ref, box, patches)
                 detail[i, members] = fine[i, members]
                 # Relative to the suit's best card: the fine stage picks the card within a
                 # suit; which suit stays the coarse evidence's call.
@@ -201,7 +200,7 @@ class DeckProfile:
             fine[i, ~got] = fine[i, got].min() if got.any() else 0.0
         return fine, detail
 
-    def _turned_matches(self, query: np.ndarray, ref: int, patches: RegionPatches
+    def _turned_matches(self, query: np.ndarray, ref: int, box, patches: list[np.ndarray]
                         ) -> np.ndarray:
         """The detail match of each card of a suit, at the best of the crop's candidate turns.
 
@@ -210,20 +209,20 @@ class DeckProfile:
         PySolFC Mughal, comparing the numeral at each of three turns read 542 of 576 cards
         right against 535 at the best-aligned turn alone.
         """
-        return np.max([local_matches(a, patches)
+        return np.max([local_matches(a, patches, box)
                        for a in align_candidates(query, self.grey[ref], self.weights.fine_turns)],
                       axis=0)
 
     @cached_property
-    def _suits(self) -> dict[str, tuple[np.ndarray, int, RegionPatches]]:
-        """Per suit: its cards' indices, its reference card, and the region where its number
-        cards differ, of every card, ready to match (the same for every crop)."""
+    def _suits(self) -> dict[str, tuple[np.ndarray, int, tuple, list[np.ndarray]]]:
+        """Per suit: its cards' indices, its reference card, the box where its number cards
+        differ, and that box of every card ready to match (the same for every crop)."""
         suits = np.array([cid.rpartition("-")[0] for cid in self.card_ids])
         out = {}
         for su in dict.fromkeys(suits):
             members = np.flatnonzero(suits == su)
             box = _box(self.suit_weights[su])
-            out[su] = (members, int(members[0]), region_patches(self.grey[members], box))
+            out[su] = (members, int(members[0]), box, region_patches(self.grey[members], box))
         return out
 
     @cached_property

@@ -8,7 +8,6 @@ shifted onto a reference so that a small region (a numeral, a pip) can be compar
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -82,50 +81,36 @@ def grey(crop: np.ndarray) -> np.ndarray:
     return d / (spread + 4.0)
 
 
-def local_matches(aligned: np.ndarray, patches: RegionPatches) -> np.ndarray:
-    """For each card: the best correlation (cv2's TM_CCOEFF_NORMED) of its box region
+def local_matches(aligned: np.ndarray, patches: list[np.ndarray], box, search: int = 5
+                  ) -> np.ndarray:
+    """For each card: the best correlation (cv2's TM_CCOEFF_NORMED) of its ``box`` region
     (``patches``, from :func:`region_patches`) within a few pixels of where it should be
-    in the aligned crop, since residual perspective and scale move a rim numeral.
-
-    The window products are one FFT correlation per scale for the whole suit, against
-    spectra made once per profile. Matching each card's region on its own cost 24
-    OpenCV calls a crop; a matrix product over every window copied each window out,
-    which cost most of a profile's reading (docs/benchmarks.md)."""
-    y0, y1, x0, x1 = patches.area
-    area = aligned[y0:y1, x0:x1]
-    big_h, big_w = area.shape
-    spectrum = np.fft.rfft2(area, s=patches.fft_shape)
-    best = np.full(patches.cards, -1.0, np.float32)
-    for h, w, templates in patches.scales:
-        # circular correlation of the padded area; the valid windows never wrap around
-        full = np.fft.irfft2(spectrum[None] * templates, s=patches.fft_shape)
-        dot = full[:, h - 1:big_h, w - 1:big_w].reshape(len(templates), -1)
+    in the aligned crop, since residual perspective and scale move a rim numeral. One
+    matrix product per scale for the whole suit, where matching each card's region on its
+    own cost 24 OpenCV calls a crop."""
+    y0, y1, x0, x1 = box
+    n = aligned.shape[0]
+    area = aligned[max(0, y0 - search):min(n, y1 + search), max(0, x0 - search):min(n, x1 + search)]
+    best = np.full(len(patches[0]), -1.0, np.float32)
+    for t in patches:
+        h, w = t.shape[1:]
+        if h > area.shape[0] or w > area.shape[1]:
+            continue
+        # With zero-mean templates a window's own mean drops out of the product; only its
+        # spread is needed, from sums over each window.
+        dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.reshape(len(t), -1).T
         total, squares = _window_sums(area, h, w), _window_sums(area * area, h, w)
         spread = np.sqrt(np.maximum(squares - total * total / (h * w), 1e-12))
-        best = np.maximum(best, (dot / spread[None, :]).max(axis=1))
+        best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
     return best
 
 
-@dataclass(frozen=True)
-class RegionPatches:
-    """One suit's cards, their ``box`` region at each of :data:`LOCAL_SCALES`, ready to be
-    correlated with the crop's ``area`` (the box and ``search`` pixels round it)."""
-
-    cards: int
-    area: tuple[int, int, int, int]  # (y0, y1, x0, x1) in the crop
-    fft_shape: tuple[int, int]
-    scales: tuple[tuple[int, int, np.ndarray], ...]  # (h, w, flipped patches' spectra)
-
-
-def region_patches(templates: np.ndarray, box, search: int = 5, n: int = 96) -> RegionPatches:
-    """The ``box`` region of each template (K, n, n) at each of :data:`LOCAL_SCALES`,
-    zero-mean and unit-norm, as spectra for :func:`local_matches`. The same for every crop,
-    so a profile makes them once per suit."""
+def region_patches(templates: np.ndarray, box) -> list[np.ndarray]:
+    """The ``box`` region of each template (K, 96, 96) at each of :data:`LOCAL_SCALES`,
+    zero-mean and unit-norm: (K, h, w) per scale. The same for every crop, so a profile
+    makes them once per suit."""
     y0, y1, x0, x1 = box
-    area = (max(0, y0 - search), min(n, y1 + search), max(0, x0 - search), min(n, x1 + search))
-    big_h, big_w = area[1] - area[0], area[3] - area[2]
-    shape = (cv2.getOptimalDFTSize(big_h), cv2.getOptimalDFTSize(big_w))
-    scales = []
+    out = []
     for sc in LOCAL_SCALES:
         patches = templates[:, y0:y1, x0:x1]
         if sc != 1.0:
@@ -133,10 +118,8 @@ def region_patches(templates: np.ndarray, box, search: int = 5, n: int = 96) -> 
                                 for p in patches])
         t = patches - patches.mean(axis=(1, 2), keepdims=True)
         t /= np.maximum(np.sqrt((t * t).sum(axis=(1, 2), keepdims=True)), 1e-6)
-        h, w = t.shape[1:]
-        if h <= big_h and w <= big_w:
-            scales.append((h, w, np.fft.rfft2(t[:, ::-1, ::-1], s=shape)))
-    return RegionPatches(len(templates), area, shape, tuple(scales))
+        out.append(t.astype(np.float32))
+    return out
 
 
 def _window_sums(img: np.ndarray, h: int, w: int) -> np.ndarray:

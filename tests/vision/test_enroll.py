@@ -329,7 +329,7 @@ def test_local_matches_agree_with_opencvs_normalised_correlation():
                                                     if s != 1.0 else patch,
                                                     cv2.TM_CCOEFF_NORMED).max())
                             for s in LOCAL_SCALES))
-    got = local_matches(aligned, region_patches(templates, box))
+    got = local_matches(aligned, region_patches(templates, box), box)
     assert got == pytest.approx(expected, abs=1e-4)
     assert got[0] == pytest.approx(1.0, abs=1e-4) and got[1] > 0.99 and got[2] < 0.5
 
