@@ -320,13 +320,16 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         r = pipe.process(frame)
         n += 1
         sightings += [e for e in r.events]
-        outputs += referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
-        for e in r.events:
-            truth = _truth_on(meta["frame_truth"], e.last_frame, e.zone) if (
-                answer_unsure and e.kind == "unsure") else None
+        said = referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
+        outputs += said
+        # the unsure cards, and the readings the referee doubts (a card already played)
+        asked = [(e.last_frame, e.zone) for e in r.events if e.kind == "unsure"]
+        asked += [(o.frame, o.zone) for o in said if o.kind == "doubt"]
+        for at, zone in asked if answer_unsure else []:
+            truth = _truth_on(meta["frame_truth"], at, zone)
             if truth:
                 answered += 1
-                outputs += referee.confirm(truth, e.zone, r.frame_index, r.timestamp)
+                outputs += referee.confirm(truth, zone, r.frame_index, r.timestamp)
     secs = time.perf_counter() - t0
     filmed = meta["moves"]
     truth_moves = [game.public_move(rec.moves[m["index"]]) for m in filmed]
@@ -359,7 +362,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "unsure": sum(e.kind == "unsure" for e in sightings), "answered": answered,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
-            "desync": sum(o.kind == "desync" for o in outputs)}
+            "desync": sum(o.kind == "desync" for o in outputs),
+            "doubts": sum(o.kind == "doubt" for o in outputs)}
 
 
 def _lcs(a: list, b: list) -> int:
@@ -413,18 +417,19 @@ def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = N
         print(f"\n## Events on the fixture videos, classifier: {label}")
         print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
               f"{'unsure':>6} {'missed':>6} {'answered':>8} {'questions':>9} {'illegal':>7} "
-              f"{'desync':>6} {'fps':>5}")
+              f"{'desync':>6} {'doubt':>5} {'fps':>5}")
         for r in res:
             print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
                   f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
                   f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['missed']:6d} {r['answered']:8d} "
-                  f"{r['questions']:9d} {r['illegal']:7d} {r['desync']:6d} {r['fps']:5.1f}")
+                  f"{r['questions']:9d} {r['illegal']:7d} {r['desync']:6d} {r['doubts']:5d} {r['fps']:5.1f}")
         rows += [{"classifier": label, **r} for r in res]
     print("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
           "distinct laid cards the tracker reported / cards laid; wrong: cards the tracker "
           "reported in a zone where the film's truth does not have them at that time; "
           "missed: laid cards neither reported nor asked about (unsure); desync: times the "
-          "referee said the table and the game disagree")
+          "referee said the table and the game disagree; doubt: sure readings the referee "
+          "asked about (a card already played)")
     return rows
 
 

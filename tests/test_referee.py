@@ -12,7 +12,7 @@ from companion.cards import Card, DeckKind, deck_cards
 from companion.games.base import Move, Verdict
 from companion.layouts import load_layout
 from companion.record import simulate, table_view
-from companion.referee import Referee, RefereeError
+from companion.referee import SPOT_GRACE_S, Referee, RefereeError
 from companion.vision.track import MotionMap, TrackEvent
 
 KK = load_layout("kendra-kari")
@@ -347,13 +347,13 @@ def test_a_card_that_settles_after_the_next_players_card_is_judged_in_the_order_
     # c (laid at 55, read at once) was reported
     out = ref.observe([dataclasses.replace(_gj_ev("appeared", c, 60, 2), since=55)], 60)
     assert [o.ruling.verdict for o in out if o.kind == "ruling"] == [Verdict.ILLEGAL]
-    assert out[-1].kind == "desync"  # c lies there, refused
+    assert not ref.desynced  # c lies there refused, but not for long enough to say so
     out = ref.observe([dataclasses.replace(_gj_ev("appeared", b, 75, 1), since=40)], 75)
     assert [r.move for r in ref.rulings()] == [a, b, c]
     assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
     # the stream re-tells what changed: b's ruling, and c's, no longer refused
-    assert [(o.kind, o.move) for o in out] == [("correction", b), ("correction", c),
-                                               ("resync", None)]
+    assert [(o.kind, o.move) for o in out] == [("correction", b), ("correction", c)]
+    assert ref.observe([], 200, 200 / 30) == []  # and the table matches: no desync
     assert [o.frame for o in ref.outputs if o.kind == "ruling"] == [30, 75, 60]
     # a card seen again later, when it is already in the story, is no new fact
     assert ref.observe([dataclasses.replace(_gj_ev("appeared", b, 90, 1), since=40)], 90) == []
@@ -364,14 +364,43 @@ def test_a_refused_card_left_on_a_spot_is_a_desync_until_it_is_taken_back():
     ref = Referee("ganjifa", 4)
     show = TableShow(ref)
     show.lay(b.cards[0], f"play{b.player}")  # out of turn: the leader has not led
-    assert show.rulings()[-1].ruling.verdict is Verdict.ILLEGAL
-    assert show.outputs[-1].kind == "desync" and b.cards[0].name in ref.desynced
+    assert show.rulings()[-1].ruling.verdict is Verdict.ILLEGAL and not ref.desynced
+    # still there a second later: the table does not match the game
+    (said,) = ref.observe([], show.frame + 30, show.t + SPOT_GRACE_S)
+    assert said.kind == "desync" and b.cards[0].name in ref.desynced
     show.remove(b.cards[0], f"play{b.player}")
     assert show.outputs[-1].kind == "resync" and not ref.desynced
     show.ganjifa(a)
     show.ganjifa(b)
-    assert [o.kind for o in show.outputs].count("desync") == 1 and not ref.desynced
+    assert "desync" not in [o.kind for o in show.outputs] and not ref.desynced
     assert [r.verdict for r in ref.rulings()][-2:] == [Verdict.LEGAL, Verdict.LEGAL]
+
+
+def test_a_sure_reading_of_a_card_already_played_elsewhere_is_asked_about():
+    a, b, c, d = _gj_moves(4)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0), _gj_ev("appeared", b, 60, 1)], 60)
+    # c's card, misread surely as a's, on c's spot; then d's card, read right
+    misread = dataclasses.replace(_gj_ev("appeared", c, 90, 2), card_id=a.cards[0].id,
+                                  candidates=((a.cards[0].id, 0.9), (c.cards[0].id, 0.05)))
+    out = ref.observe([misread], 90)
+    assert [(o.kind, o.zone, o.choices) for o in out] == [
+        ("doubt", f"play{c.player}", (c.cards[0].id,))]
+    assert ref.waiting_for == f"play{c.player}"
+    assert ref.observe([_gj_ev("appeared", d, 120, 3)], 120) == []  # held behind it
+    out = ref.confirm(c.cards[0].id, f"play{c.player}", 130, 130 / 30)
+    assert [o.move for o in out if o.kind == "ruling"] == [c, d]
+    assert [r.move for r in ref.rulings()] == [a, b, c, d]
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+
+
+def test_a_card_played_seen_again_on_its_own_spot_is_no_doubt():
+    a, b = _gj_moves(2)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0), _gj_ev("appeared", b, 60, 1)], 60)
+    # a's card, its track lost under a hand and found again where it lay
+    assert ref.observe([_gj_ev("appeared", a, 90, 5)], 90) == []
+    assert ref.waiting_for == "" and [r.move for r in ref.rulings()] == [a, b]
 
 
 def test_none_of_these_goes_on_without_the_unnamed_card():

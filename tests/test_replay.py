@@ -183,3 +183,33 @@ def test_replay_ask_is_not_for_json(tmp_path, capsys):
     assert main(["replay", str(tmp_path), "--game", "kendra-kari", "--players", "4",
                  "--ask", "--json"]) == 2
     assert "--ask" in capsys.readouterr().err
+
+
+def test_replay_ask_puts_a_doubted_reading_to_the_person():
+    from companion.layouts import load_layout
+    from companion.record import simulate, table_view
+    from companion.referee import Referee
+    from companion.vision.track import TrackEvent
+    from companion.web.vision_feed import _convert
+
+    a, b, c = table_view(simulate("ganjifa", 4, {}, 0)).moves[:3]
+    layout = load_layout("ganjifa")
+
+    def seen(move, frame, card=None):
+        zone = layout.zone(f"play{move.player}")
+        return TrackEvent("appeared", card or move.cards[0].id, zone.center_mm, zone.id, 0.95,
+                          frame - 5, frame, frame / 30, frame,
+                          candidates=((card or move.cards[0].id, 0.9), (move.cards[0].id, 0.05)))
+
+    ref = Referee("ganjifa", 4)
+    ref.observe([seen(a, 30), seen(b, 60)], 60)
+    misread = seen(c, 90, card=a.cards[0].id)  # c's card read surely as a's, played already
+    outputs = ref.observe([misread], 90)
+    (shown,) = [o for out in outputs for o in _convert(out)]  # the dashboard's question
+    assert shown.kind == "unsure" and shown.context["zone"] == misread.zone
+    assert [ch["value"] for ch in shown.choices] == [c.cards[0].id, "none"]
+    written = []
+    asker = vt.TerminalAsker(ref, read=iter(["1\n"]).__next__, write=written.append)
+    asker.ask([misread], outputs, 90, 3.0)
+    assert "Which card was laid on" in "".join(written)
+    assert [r.move for r in ref.rulings()] == [a, b, c]

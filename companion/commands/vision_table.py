@@ -320,7 +320,6 @@ class TerminalAsker:
 
     def ask(self, events, outputs, frame: int, timestamp: float) -> list:
         """The outputs of one frame, then whatever the answers to its questions bring."""
-        from companion.referee import RefereeError
         more = []
         for o in outputs:
             if o.kind == "question" and o.question_id is not None:
@@ -328,29 +327,33 @@ class TerminalAsker:
                 reply = self._answer(f"{o.text}{listed}\nanswer [1]: ")
                 if reply and reply.isdigit() and 1 < int(reply) <= len(o.choices):
                     more += self.referee.answer(o.question_id, int(reply) - 1)
-        for ev in events:
-            if ev.kind != "unsure" or not ev.zone or not self.referee.waits_on(ev.zone):
-                continue
-            names = [c for c, _p in self.referee.choices_for(ev)]
-            listed = "".join(f"\n  {k}) {c}" for k, c in enumerate(names, 1))
-            while True:
-                reply = self._answer(f"Which card was laid on {ev.zone}?{listed}\n"
-                                     "number, card id, or Enter for none of these: ")
-                if reply is None:
-                    break
-                if not reply or reply == "0":
-                    more += self.referee.dismiss(ev.zone)
-                    break
-                card = names[int(reply) - 1] if reply.isdigit() and \
-                    int(reply) <= len(names) else reply
-                try:
-                    more += self.referee.confirm(card, ev.zone, frame, timestamp)
-                    break
-                except RefereeError as e:  # a mistyped id: say so and ask again
-                    self.write(f"{e}\n")
+        unnamed = [(ev.zone, [c for c, _p in self.referee.choices_for(ev)])
+                   for ev in events if ev.kind == "unsure" and ev.zone]
+        unnamed += [(o.zone, list(o.choices)) for o in outputs if o.kind == "doubt"]
+        for zone, names in unnamed:
+            if self.referee.waits_on(zone):
+                more += self._name(zone, names, frame, timestamp)
         for o in more:
             self.write(_referee_line(o) + "\n")
         return outputs + more
+
+    def _name(self, zone: str, names: list[str], frame: int, timestamp: float) -> list:
+        """Ask which card lies on ``zone`` until the answer is a card, or none of these."""
+        from companion.referee import RefereeError
+        listed = "".join(f"\n  {k}) {c}" for k, c in enumerate(names, 1))
+        while True:
+            reply = self._answer(f"Which card was laid on {zone}?{listed}\n"
+                                 "number, card id, or Enter for none of these: ")
+            if reply is None:
+                return []
+            if not reply or reply == "0":
+                return self.referee.dismiss(zone)
+            card = names[int(reply) - 1] if reply.isdigit() and int(reply) <= len(names) \
+                else reply
+            try:
+                return self.referee.confirm(card, zone, frame, timestamp)
+            except RefereeError as e:  # a mistyped id: say so and ask again
+                self.write(f"{e}\n")
 
 
 def _replay_classifier(args: argparse.Namespace, referee):

@@ -57,6 +57,11 @@ from companion.vision.track import MotionMap, TrackEvent
 
 __all__ = ["Referee", "RefereeError", "RefereeOutput"]
 
+# A refused card on a trick game's spot is said to be a desync only after this long: it is
+# often judged again a moment later, when a card laid before it is named (three times on
+# the real-art Ganjifa film, each within half a second).
+SPOT_GRACE_S = 1.0
+
 
 class Referee:
     """``observe(events, ...) -> outputs`` for one game at one table."""
@@ -86,6 +91,7 @@ class Referee:
         self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
         self._named: dict[int, str] = {}  # tracker track -> the card it was last named
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
+        self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
@@ -96,6 +102,7 @@ class Referee:
             stock = next((z.center_mm for z in self.layout.zones if z.kind == "stock"), None)
             self._arms = ArmWatcher(load_mat(self.layout.mat).size_mm, seat_angles_deg, stock)
         self.desynced: str = ""  # why the table and the game disagree, or ""
+        self._mismatch_since: float | None = None  # when a trick game's mismatch began
         self.engine = self._fresh_engine()
 
     @property
@@ -232,7 +239,8 @@ class Referee:
                                       since=ev.since))
             return out
         card = parse_card(ev.card_id)
-        if ev.kind == "appeared" and ev.resolves and ev.track_id in self._answered:
+        renames = ev.resolves or ev.track_id in self._doubted  # names a card held unnamed
+        if ev.kind == "appeared" and renames and ev.track_id in self._answered:
             return []  # a person named it already: their word stands over a late reading
         if ev.kind == "removed" and ev.zone and card is not None:
             stack = self._table.get(ev.zone, [])
@@ -248,18 +256,40 @@ class Referee:
             return []
         stack.append(card)
         before, self._named[ev.track_id] = self._named.get(ev.track_id), card.id
-        pending = self._pending(track=ev.track_id) if ev.resolves else None
+        pending = self._pending(track=ev.track_id) if renames else None
         if pending is not None:  # the tracker's readings settled on the card it was unsure of
             return self._name_pending(pending, card, before, *self._hand_at(ev))
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
         if self._already_played(card):
+            if not self.shared and self.is_move_zone(ev.zone):
+                stack.remove(card)
+                return self._doubt(ev, card)
             return []  # the same card seen again (swept up with the others): no new move
         if not self.is_move_zone(ev.zone):
             return []
         seat, source = self._hand_at(ev)
         return self._add(Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
                                source=source, since=ev.since))
+
+    def _doubt(self, ev: TrackEvent, card: Card) -> list[RefereeOutput]:
+        """A sure reading of a card the game has seen played, on a spot where it did not lie.
+
+        Each card exists once in a deck, so the reading is wrong: a card was laid there,
+        and the players are asked which (a ``doubt``, answered like an unsure card with
+        ``confirm``), while what follows waits for it. Dropping it, as a card seen again,
+        left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
+        Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
+        art no played card was seen again on another spot."""
+        choices = tuple(c for c, _ in ev.candidates
+                        if (other := parse_card(c)) is not None and not self._already_played(other))
+        out = [RefereeOutput("doubt", f"{card.name} was read on {ev.zone}, but it has been "
+                             "played already: which card lies there?", ev.last_frame,
+                             ev.timestamp, choices=choices, zone=ev.zone)]
+        self._doubted.add(ev.track_id)
+        seat, source = self._hand_at(ev)
+        return out + self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
+                                    seat, source=source, track=ev.track_id, since=ev.since))
 
     def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
         """(the seat whose hand reached the card's zone, "hand"), or (None, "")."""
@@ -402,6 +432,11 @@ class Referee:
         if self._pending() is not None:
             return []  # (cards laid behind an unnamed one are not judged yet)
         problems = self._ring_problems() if self.shared else self._spot_problems()
+        if not self.shared:  # see SPOT_GRACE_S
+            self._mismatch_since = (self._mismatch_since if self._mismatch_since is not None
+                                    else ts) if problems else None
+            if problems and not self.desynced and ts - self._mismatch_since < SPOT_GRACE_S:
+                return []
         if problems and not self.desynced:
             self.desynced = "; ".join(problems)
             return [RefereeOutput("desync", f"The table does not match the game: "

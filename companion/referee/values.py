@@ -17,7 +17,9 @@ class RefereeError(ValueError):
 class RefereeOutput:
     """One item of the referee's stream, for the dashboard, the store and ``replay``."""
 
-    kind: str  # ruling | question | unsure | draw | desync | resync | correction | superseded
+    # ruling | question | unsure | doubt | draw | desync | resync | correction | superseded;
+    # doubt: a sure reading the game cannot accept (a card already played), asked about
+    kind: str
     text: str
     frame: int
     timestamp: float
@@ -29,6 +31,7 @@ class RefereeOutput:
     # turn seen card by card); a consumer that stored that one replaces it. In the live
     # stream such a ruling comes as a "correction".
     replaces: bool = False
+    zone: str = ""  # doubt: the zone asked about (answered with ``Referee.confirm``)
 
     @property
     def move(self) -> Move | None:
@@ -47,6 +50,8 @@ class RefereeOutput:
             d["question"] = self.question_id
         if self.replaces:
             d["replaces_previous"] = True
+        if self.zone:
+            d["zone"] = self.zone
         return d
 
 

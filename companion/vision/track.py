@@ -38,7 +38,8 @@ class TrackEvent:
     last_frame: int
     timestamp: float  # of last_frame
     track_id: int = -1
-    candidates: tuple[tuple[str, float], ...] = ()  # unsure: the top readings
+    # unsure and appeared: the top readings (an appeared card's, should the game doubt it)
+    candidates: tuple[tuple[str, float], ...] = ()
     covers: str | None = None  # appeared: the card it was laid on top of
     resolves: bool = False  # appeared: names the card of this track's last unsure event
     # appeared/unsure: the frame the card was first seen where it lies (-1: not known).
@@ -373,7 +374,8 @@ class TableTracker:
         if confident:
             t.unsure = False
             return [self._event("appeared", t, label, conf, frame, ts, first=first,
-                                covers=covers, resolves=resolves)]
+                                covers=covers, resolves=resolves,
+                                candidates=self._candidates(recent))]
         t.unsure = True
         candidates = self._candidates(recent)
         t.asked = tuple(c for c, _ in candidates)

@@ -11,7 +11,6 @@ operation: replay the active moves through a fresh referee.
 from __future__ import annotations
 
 import itertools
-
 import random
 import threading
 from dataclasses import dataclass, field

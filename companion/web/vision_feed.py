@@ -292,6 +292,11 @@ def _convert(out) -> list[Observation]:
                             choices=tuple({"value": i, "label": c}
                                           for i, c in enumerate(out.choices)),
                             context={"question_id": out.question_id, "via": "vision"})]
+    if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
+        choices = tuple({"value": c, "label": c} for c in out.choices)
+        return [Observation("unsure", text=out.text,
+                            choices=choices + ({"value": "none", "label": "none of these"},),
+                            context={"zone": out.zone, "via": "vision", "frame": out.frame})]
     if out.kind in ("draw", "desync", "resync"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []  # "unsure": made from the tracker's event, which names the zone
