@@ -182,7 +182,7 @@ class VisionFeed:
                                                 fr.motion_map) if self.referee else []
                     story = self._story(outs)
                 obs = start + self._tracker_news(fr.events, offset) \
-                    + tuple(o for out in outs for o in _convert(out)) + story
+                    + tuple(o for out in outs for o in _convert(out, offset)) + story
                 start = ()
                 yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,
                                _zone_polygons(pipeline, zones_mm), _card_overlays(fr), obs,
@@ -260,7 +260,7 @@ class VisionFeed:
             except (RefereeError, ValueError) as e:
                 return [Observation("note", text=f"Could not use that answer: {e}")]
             story = self._story(outs)
-        return [o for out in outs for o in _convert(out)] + list(story)
+        return [o for out in outs for o in _convert(out, self._offset)] + list(story)
 
     def _story(self, outs) -> tuple[Observation, ...]:
         """When the referee's rulings changed, the whole list of moves as it now stands:
@@ -285,7 +285,7 @@ def _unsure(ev, offset: int = 0, referee: Referee | None = None) -> Observation:
                                 "reading": [[c, p] for c, p in ev.candidates]})
 
 
-def _convert(out) -> list[Observation]:
+def _convert(out, offset: int = 0) -> list[Observation]:
     """Questions and notes; the moves themselves travel as the whole story (``sync``)."""
     if out.kind == "question":
         return [Observation("question", text=out.text,
@@ -296,7 +296,8 @@ def _convert(out) -> list[Observation]:
         choices = tuple({"value": c, "label": c} for c in out.choices)
         return [Observation("unsure", text=out.text,
                             choices=choices + ({"value": "none", "label": "none of these"},),
-                            context={"zone": out.zone, "via": "vision", "frame": out.frame})]
+                            context={"zone": out.zone, "via": "vision",
+                                     "frame": offset + out.frame})]
     if out.kind in ("draw", "desync", "resync"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []  # "unsure": made from the tracker's event, which names the zone
