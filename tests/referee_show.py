@@ -1,0 +1,118 @@
+"""Showing games to the table referee as a camera would: tracker events on the zones,
+draws told or seen as a hand at the stock. Shared by the referee tests."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.cards import Card
+from companion.games.base import Move
+from companion.layouts import load_layout
+from companion.referee import Referee
+from companion.vision.track import MotionMap, TrackEvent
+
+KK = load_layout("kendra-kari")
+GJ = load_layout("ganjifa")
+
+
+def _ev(kind: str, card: Card | None, zone: str, frame: int, t: float,
+        layout=KK) -> TrackEvent:
+    return TrackEvent(kind, card.id if card else None, layout.zone(zone).center_mm, zone,
+                      0.99, frame - 5, frame, t)
+
+
+class TableShow:
+    """Plays a record's moves to a referee as sightings: cards land on zones, draws are
+    told (or seen as a hand at the stock), bridges are gathered off the ring."""
+
+    def __init__(self, referee: Referee, same_player_s: float = 1.0, next_player_s: float = 6.0):
+        self.ref = referee
+        self.t, self.frame = 0.0, 0
+        self.same, self.next = same_player_s, next_player_s
+        self.table: dict[str, list[Card]] = {}
+        self.outputs: list = []
+        self.last_player: int | None = None
+
+    def _tick(self, player: int) -> None:
+        self.t += self.same if player == self.last_player else self.next
+        self.frame = int(self.t * 10)
+        self.last_player = player
+
+    def lay(self, card: Card, zone: str) -> None:
+        self.frame += 1
+        self.t += 0.1
+        self.table.setdefault(zone, []).append(card)
+        self.outputs += self.ref.observe([_ev("appeared", card, zone, self.frame, self.t,
+                                              self.ref.layout)], self.frame, self.t)
+
+    def remove(self, card: Card, zone: str) -> None:
+        self.frame += 1
+        self.t += 0.1
+        self.table[zone].remove(card)
+        self.outputs += self.ref.observe([_ev("removed", card, zone, self.frame, self.t,
+                                              self.ref.layout)], self.frame, self.t)
+
+    def ganjifa(self, move: Move, deni_high_first: bool = False) -> None:
+        """A Ganjifa move's cards on the seat's spots (a Deni's high card on its Deni spot)."""
+        self._tick(move.player)
+        if move.action == "deni":
+            low, high = move.cards
+            laid = [(high, "deni"), (low, "play")] if deni_high_first else \
+                [(low, "play"), (high, "deni")]
+        else:
+            laid = [(card, "play") for card in move.cards]
+        for card, spot in laid:
+            self.lay(card, f"{spot}{move.player}")
+
+    def kendra_kari(self, move: Move, hands: bool = False) -> None:
+        self._tick(move.player)
+        if move.action == "draw":
+            if hands:
+                self.reach(move.player, KK.zone("stock").center_mm)
+            else:
+                self.outputs += self.ref.tell_draw(None, self.frame, self.t)
+            return
+        for card, pos in zip(move.cards, move.target.split(",")):
+            if hands:
+                self.reach(move.player, KK.zone(f"pos{pos}").center_mm, lay=card)
+            else:
+                self.lay(card, f"pos{pos}")
+        if move.action == "bridge":
+            self.t += 2.0
+            for zone in [f"pos{k}" for k in range(1, 8)]:
+                for card in list(self.table.get(zone, [])):
+                    self.remove(card, zone)
+
+    def reach(self, seat: int, target_mm, lay: Card | None = None, inset_mm: float = -20.0
+              ) -> None:
+        """An arm from the seat's edge of the mat (Player 1 at the bottom, then clockwise)
+        to ``target_mm`` and back, as motion maps; lays ``lay`` there at the turn. The arm
+        is seen from ``inset_mm`` inside the mat's edge (negative: from beyond it)."""
+        angle = np.radians(90 + 90 * seat)
+        centre = np.array([297.0, 210.0])
+        edge = centre + np.array([np.cos(angle) * (297 - inset_mm),
+                                  np.sin(angle) * (210 - inset_mm)])
+        path = [edge + (np.array(target_mm) - edge) * f for f in np.linspace(0.2, 1, 6)]
+        for k, tip in enumerate(path + path[::-1][1:]):
+            mask = np.zeros((252, 356), np.uint8)
+            a = (edge * 0.6).astype(int)
+            b = (tip * 0.6).astype(int)
+            cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1, 14)
+            cv2.circle(mask, (int(b[0]), int(b[1])), 11, 1, -1)
+            self.frame += 1
+            self.t += 0.05
+            self.outputs += self.ref.observe([], self.frame, self.t,
+                                             MotionMap.of(mask.astype(bool), 0.6))
+        still = MotionMap.still((252, 356), 0.6)
+        for _ in range(6):
+            self.frame += 1
+            self.t += 0.05
+            self.outputs += self.ref.observe([], self.frame, self.t, still)
+        if lay is not None:  # the tracker confirms the card once the hand has gone
+            zone = next(z.id for z in KK.zones if z.center_mm == tuple(target_mm))
+            self.lay(lay, zone)
+
+    def rulings(self) -> list:
+        """The rulings as the story now stands (a two-card turn replaces its first card)."""
+        return [o for o in self.ref.outputs if o.kind == "ruling"]
