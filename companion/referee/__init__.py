@@ -433,8 +433,10 @@ class Referee:
             return []  # (cards laid behind an unnamed one are not judged yet)
         problems = self._ring_problems() if self.shared else self._spot_problems()
         if not self.shared:  # see SPOT_GRACE_S
-            self._mismatch_since = (self._mismatch_since if self._mismatch_since is not None
-                                    else ts) if problems else None
+            if not problems:
+                self._mismatch_since = None
+            elif self._mismatch_since is None:
+                self._mismatch_since = ts
             if problems and not self.desynced and ts - self._mismatch_since < SPOT_GRACE_S:
                 return []
         if problems and not self.desynced:
@@ -472,7 +474,7 @@ class Referee:
         laid before it, named late). A refused card the game plays on with, its error
         announced (``_already_played``: Ganjifa's follow that shows the lead was wrong),
         is part of the game and no mismatch."""
-        last: dict[Card, Any] = {}
+        last: dict[Card, Ruling] = {}
         for o in self._derived.outputs:
             if o.kind == "ruling" and o.ruling is not None:
                 for card in o.ruling.move.cards:
