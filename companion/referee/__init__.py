@@ -232,11 +232,7 @@ class Referee:
             same = self._seen_there(ev)
             if ev.zone and self.is_move_zone(ev.zone) and not same \
                     and self._pending(track=ev.track_id) is None:
-                # whose hand laid it is known now, while the reach is fresh
-                seat, source = self._hand_at(ev)
-                out += self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
-                                      seat, source=source, track=ev.track_id,
-                                      since=ev.since))
+                out += self._add_seen(ev, "unsure")
             return out
         card = parse_card(ev.card_id)
         renames = ev.resolves or ev.track_id in self._doubted  # names a card held unnamed
@@ -268,9 +264,7 @@ class Referee:
             return []  # the same card seen again (swept up with the others): no new move
         if not self.is_move_zone(ev.zone):
             return []
-        seat, source = self._hand_at(ev)
-        return self._add(Fact("laid", ev.last_frame, ev.timestamp, card, ev.zone, seat,
-                               source=source, since=ev.since))
+        return self._add_seen(ev, "laid", card)
 
     def _doubt(self, ev: TrackEvent, card: Card) -> list[RefereeOutput]:
         """A sure reading of a card the game has seen played, on a spot where it did not lie.
@@ -287,9 +281,15 @@ class Referee:
                              "played already: which card lies there?", ev.last_frame,
                              ev.timestamp, choices=choices, zone=ev.zone)]
         self._doubted.add(ev.track_id)
+        return out + self._add_seen(ev, "unsure")
+
+    def _add_seen(self, ev: TrackEvent, kind: str, card: Card | None = None
+                  ) -> list[RefereeOutput]:
+        """A card seen laid (``kind`` "laid", or "unsure" while it has no name) as a fact:
+        when it lay there, and whose hand laid it, known now while the reach is fresh."""
         seat, source = self._hand_at(ev)
-        return out + self._add(Fact("unsure", ev.last_frame, ev.timestamp, None, ev.zone,
-                                    seat, source=source, track=ev.track_id, since=ev.since))
+        return self._add(Fact(kind, ev.last_frame, ev.timestamp, card, ev.zone, seat,
+                              source=source, track=ev.track_id, since=ev.since))
 
     def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
         """(the seat whose hand reached the card's zone, "hand"), or (None, "")."""

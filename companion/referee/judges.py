@@ -184,9 +184,10 @@ class PerSeatJudge:
 
     The action is the first of the game's card-laying actions that the rules accept here
     (lead, follow, sacrifice ...), or, when all are refused, the first that could still
-    have been played (an error the table shows, not an impossible turn); a card on a Deni spot and the card led with it form one
-    ``deni`` move (low card led, high card exposed); a second card of the same seat that
-    no single action accepts, with its first, is a ``double``.
+    have been played (an error the table shows, not an impossible turn). A card on a Deni
+    spot and the card led with it form one ``deni`` move (low card led, high card exposed);
+    a second card of the same seat that no single action accepts, with its first, is a
+    ``double``.
     """
 
     ACTIONS = ("lead", "follow", "sacrifice", "play")

@@ -67,7 +67,7 @@ class Fact:
     seat: int | None = None  # a told draw names the seat; "hand": the seat whose hand it was
     move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
     source: str = ""  # "hand": ``seat`` is the seat whose hand was seen doing it
-    track: int = -1  # "unsure": the tracker's track, whose later confident reading names it
+    track: int = -1  # the tracker's track; an unsure fact's later confident reading names it
     since: int = -1  # laid/unsure: the frame the card was first seen there (-1: ``frame``)
     serial: int = -1  # the order it was told in: questions about it are known by this
 

@@ -191,7 +191,7 @@ class _Track:
     missed: int = 0
     doubt: int = 0  # consecutive votes without a confident reading
     asked: tuple[str, ...] = ()  # unsure: the candidates the players were asked about
-    since: int = -1  # the frame its current card was first seen (see TrackEvent.since)
+    since: int = -1  # the frame its current card was first seen: at first, ``first_frame``
 
 
 class TableTracker:
@@ -297,7 +297,7 @@ class TableTracker:
                         events += self._gone_unnamed(t, timestamp)
         for center, label, conf, topk, _ in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
-                       deque(maxlen=self.stable_frames * 2))
+                       deque(maxlen=self.stable_frames * 2), since=frame_index)
             self._next_id += 1
             t.readings.append((label, conf, topk))
             self._tracks.append(t)
@@ -364,20 +364,18 @@ class TableTracker:
         covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
                   else None)
         first = max(t.first_frame, frame - self.stable_frames + 1)
-        # A card laid on a settled card (the same spot, the same track) came with the
-        # readings that changed its label; a new track's card, when the track began.
-        t.since = first if t.settled else t.first_frame
+        if t.settled:  # a card laid on a settled one came with the readings that changed it
+            t.since = first
         t.settled, t.label = True, label
+        candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False
             return [self._event("appeared", t, None, conf, frame, ts, first=first)]
         if confident:
             t.unsure = False
             return [self._event("appeared", t, label, conf, frame, ts, first=first,
-                                covers=covers, resolves=resolves,
-                                candidates=self._candidates(recent))]
+                                covers=covers, resolves=resolves, candidates=candidates)]
         t.unsure = True
-        candidates = self._candidates(recent)
         t.asked = tuple(c for c, _ in candidates)
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
                             candidates=candidates)]
@@ -394,7 +392,6 @@ class TableTracker:
         candidates = self._candidates(recent)
         if label == FACE_DOWN or not candidates:
             return []
-        t.since = t.first_frame
         return [self._event("unsure", t, None, self._confidence(recent, label), t.last_seen,
                             ts, candidates=candidates)]
 

@@ -278,11 +278,19 @@ def _unsure(ev, offset: int = 0, referee: Referee | None = None) -> Observation:
     """The question for an unsure card: the readings the game still allows (the referee
     leaves out cards already played), and "none of these"."""
     readings = referee.choices_for(ev) if referee is not None else ev.candidates
-    choices = tuple({"value": c, "label": f"{c} ({p:.0%})"} for c, p in readings)
-    return Observation("unsure", text=f"Which card was laid on {ev.zone or 'the table'}?",
+    return _which_card(f"Which card was laid on {ev.zone or 'the table'}?",
+                       [(c, f"{c} ({p:.0%})") for c, p in readings], ev.zone,
+                       offset + ev.last_frame, reading=[[c, p] for c, p in ev.candidates])
+
+
+def _which_card(text: str, cards: list[tuple[str, str]], zone: str | None, frame: int,
+                **context: Any) -> Observation:
+    """A question about the card on ``zone``: one button per (card id, label), and "none
+    of these"; the answer goes to ``Referee.confirm`` or ``dismiss``."""
+    choices = tuple({"value": c, "label": label} for c, label in cards)
+    return Observation("unsure", text=text,
                        choices=choices + ({"value": "none", "label": "none of these"},),
-                       context={"zone": ev.zone, "via": "vision", "frame": offset + ev.last_frame,
-                                "reading": [[c, p] for c, p in ev.candidates]})
+                       context={"zone": zone, "via": "vision", "frame": frame, **context})
 
 
 def _convert(out, offset: int = 0) -> list[Observation]:
@@ -293,11 +301,8 @@ def _convert(out, offset: int = 0) -> list[Observation]:
                                           for i, c in enumerate(out.choices)),
                             context={"question_id": out.question_id, "via": "vision"})]
     if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
-        choices = tuple({"value": c, "label": c} for c in out.choices)
-        return [Observation("unsure", text=out.text,
-                            choices=choices + ({"value": "none", "label": "none of these"},),
-                            context={"zone": out.zone, "via": "vision",
-                                     "frame": offset + out.frame})]
+        return [_which_card(out.text, [(c, c) for c in out.choices], out.zone,
+                            offset + out.frame)]
     if out.kind in ("draw", "desync", "resync"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []  # "unsure": made from the tracker's event, which names the zone
