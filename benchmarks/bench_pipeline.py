@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from companion.layouts import load_layout
 from companion.vision.calibration import CalibrationError, MatCalibrator
+from companion.vision.classify import THREADS
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
 from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
@@ -126,17 +127,18 @@ def _table_profile(spec, classifier):
 def bench_speed(frames: int) -> dict:
     """Four ways to run the same 20-card table: every crop read on every frame with one
     rotation (the model's raw cost), as served (cards read with four quarter-turns, and
-    only when their crop changed, see companion.vision.reuse), and both again with a
-    profile enrolled from the table's own deck."""
+    only when their crop changed; a doubtful card two turns a frame, see
+    companion.vision.reuse), and both again with a profile enrolled from the table's own
+    deck. The classifier has its served threads (classify.THREADS)."""
     image, spec = twenty_card_table()
     have_model = MODEL.is_file()
     configs = [("every crop, every frame, 1 rotation", 1, False, False),
-               ("as served: changed crops, 4 rotations", 4, True, False),
+               ("as served: changed crops, 4 turns", 4, True, False),
                ("every crop, every frame, enrolled deck profile", 1, False, True),
                ("as served with an enrolled deck profile", 4, True, True)]
     out = {}
     print(f"\n## Speed: 1280x720, 20 cards, {frames} frames, "
-          f"{cv2.getNumThreads()} OpenCV threads; classifier: "
+          f"{cv2.getNumThreads()} OpenCV threads, {THREADS} onnxruntime threads; classifier: "
           f"{'shipped model' if have_model else 'NONE (no model yet; classify not timed)'}")
     profile = None
     for label, rotations, reuse, enrolled in configs:

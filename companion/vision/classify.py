@@ -33,6 +33,12 @@ CROP_PX = 96
 # as surely as with four turns for all (no more accepted wrong), and 0.34 of them only once.
 REREAD_BELOW = 0.95
 TOP_K = 3
+# The pipeline's stages run one after another, so the model may have both cores of a 2-core
+# laptop while it reads (its threads do not spin between calls, see CardClassifier).
+THREADS = 2
+# A doubtful card lying still is read again on every frame: at this many quarter turns a
+# frame (two frames make all four). At 1 the fixture Ganjifa film asked 10 questions, not 8.
+TURNS_AGAIN = 2
 # The model alone this sure of a card holds back an enrolled reading that names another.
 # Zero-shot on the PySolFC decks the model is this sure of 8 / 0 crops in 576 / 720.
 MODEL_OVERRULES = 0.8
@@ -165,6 +171,9 @@ class Classifications:
     # doubtful card's last reading, given again while the card waits its turn to be read
     # (companion.vision.reuse). Empty: every reading counts.
     evidence: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    # per crop, the model's single readings its heads were averaged from (a row per turn;
+    # empty: a stand-in without a model)
+    readings: list[HeadOutputs] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.card_ids)
@@ -175,7 +184,8 @@ class Classifications:
         return ReadingRow(self.card_ids[i], float(self.confidence[i]), float(self.face_down[i]),
                           float(self.not_card[i]), tuple(self.topk[i]),
                           self.embeddings[i] if has else None,
-                          bool(self.duplicates[i]) if len(self.duplicates) == len(self) else False)
+                          bool(self.duplicates[i]) if len(self.duplicates) == len(self) else False,
+                          self.readings[i] if len(self.readings) == len(self) else None)
 
     def is_evidence(self, i: int) -> bool:
         return len(self.evidence) != len(self) or bool(self.evidence[i])
@@ -209,6 +219,7 @@ class ReadingRow:
     topk: tuple[tuple[str, float], ...]
     embedding: np.ndarray | None = None
     duplicate: bool = False
+    readings: HeadOutputs | None = None  # the model's readings it was averaged from
 
 
 # A crop that was not read (a hand moving over it): neither a card, nor a back, nor nothing.
@@ -224,6 +235,18 @@ class HeadOutputs:
     kind: np.ndarray  # (N, 3)
     embedding: np.ndarray  # (N, D)
 
+    def take(self, rows) -> HeadOutputs:
+        return HeadOutputs(*(a[rows] for a in (self.suit, self.rank, self.kind, self.embedding)))
+
+    def mean(self) -> HeadOutputs:
+        return HeadOutputs(*(a.mean(axis=0, keepdims=True)
+                             for a in (self.suit, self.rank, self.kind, self.embedding)))
+
+    @classmethod
+    def stack(cls, parts: list[HeadOutputs]) -> HeadOutputs:
+        return cls(*(np.concatenate(a) for a in zip(*((p.suit, p.rank, p.kind, p.embedding)
+                                                       for p in parts))))
+
 
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
@@ -231,10 +254,10 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _sureness(heads: list[np.ndarray]) -> np.ndarray:
+def _sureness(h: HeadOutputs) -> np.ndarray:
     """How sure one reading is of its answer: p(card) x the best card's probability for a
     card, else the probability of "face-down" or "not a card"."""
-    suit, rank, kind, _ = heads
+    suit, rank, kind = h.suit, h.rank, h.kind
     as_card = kind[:, 0] * suit.max(axis=1) * rank.max(axis=1)
     return np.where(kind.argmax(axis=1) == 0, as_card, kind.max(axis=1))
 
@@ -243,8 +266,8 @@ class CardClassifier:
     """``classify(crops)`` for a batch of 96x96 BGR crops; ``deck`` restricts the suits."""
 
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, deck: DeckKind | None = None,
-                 profile: DeckProfile | None = None, threads: int = 1, rotations: int = 4,
-                 reread_below: float = REREAD_BELOW):
+                 profile: DeckProfile | None = None, threads: int = THREADS, rotations: int = 4,
+                 reread_below: float = REREAD_BELOW, turns_again: int = TURNS_AGAIN):
         import onnxruntime as ort
 
         if rotations not in (1, 2, 4):
@@ -258,6 +281,7 @@ class CardClassifier:
         # (``reread_below=1`` turns every crop).
         self.rotations = rotations
         self.reread_below = reread_below
+        self.turns_again = turns_again
 
         model_path = Path(model_path)
         if not model_path.is_file():
@@ -276,34 +300,86 @@ class CardClassifier:
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
+        # Between two calls the pipeline detects and tracks on the same cores: a thread
+        # left spinning for the next call would take one of them (measured: detection a
+        # third slower with two threads spinning).
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(model_path), so,
                                             providers=["CPUExecutionProvider"])
         self._card_ids = np.array([Card(s, r).id for s in self.suits for r in self.ranks])
         self.input_px = int(self.card["input"]["shape"][2])
 
     def heads(self, crops: np.ndarray) -> tuple[HeadOutputs, dict[str, float]]:
+        h, timing, _ = self._heads(crops)
+        return h, timing
+
+    def _heads(self, crops: np.ndarray, turn: int = 0,
+               earlier: list[HeadOutputs | None] | None = None
+               ) -> tuple[HeadOutputs, dict[str, float], list[HeadOutputs]]:
+        """The heads averaged over each crop's readings, and those readings (one row each).
+        A crop with ``earlier`` readings is read once, turned by ``turn`` quarter turns, and
+        averaged with the last ``rotations - 1`` of them (see :meth:`classify`). Another crop
+        read below ``reread_below`` is read again at the other quarter turns."""
         t0 = time.perf_counter()
         x = preprocess(crops, self.input_px)
         t1 = time.perf_counter()
-        if len(x) == 0:
+        n, r = len(x), self.rotations
+        if n == 0:
             d = self.card["embedding_dim"]
             empty = HeadOutputs(np.zeros((0, len(self.suits)), np.float32),
                                 np.zeros((0, len(self.ranks)), np.float32),
                                 np.zeros((0, 3), np.float32), np.zeros((0, d), np.float32))
-            return empty, {"preprocess": 0.0, "inference": 0.0}
-        heads = self._read(x)
-        r = self.rotations
-        doubt = np.flatnonzero(_sureness(heads) < self.reread_below) if r > 1 else []
-        if len(doubt):
-            turned = np.concatenate([np.rot90(x[doubt], k * 4 // r, axes=(2, 3))
-                                     for k in range(1, r)])
-            more = self._read(turned)
-            for first, rest in zip(heads, more):
-                first[doubt] = (first[doubt] + rest.reshape(r - 1, len(doubt), -1).sum(0)) / r
-        suit, rank, kind, emb = heads
-        emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
-        out = HeadOutputs(suit, rank, kind, emb)
-        return out, {"preprocess": (t1 - t0) * 1e3, "inference": (time.perf_counter() - t1) * 1e3}
+            return empty, {"preprocess": 0.0, "inference": 0.0}, []
+        again = np.array([e is not None for e in earlier] if earlier else [False] * n)
+        if again.any() and turn % 4:
+            x[again] = np.rot90(x[again], turn % 4, axes=(2, 3))
+        # A crop read again gets ``turns_again`` turns a frame, in the first pass (its turns
+        # are known); a new crop read below the bar the others, in a second pass.
+        a = min(self.turns_again, r)
+        also = self._turned(x, {int(i): [k * 4 // a for k in range(1, a)]
+                                for i in np.flatnonzero(again)})
+        read = HeadOutputs(*self._read(np.concatenate([x, also[0]]) if also else x))
+        first = read.take(slice(0, n))
+        readings = [first.take([i]) for i in range(n)]
+        if also:
+            self._add_readings(readings, read.take(slice(n, None)), also[1])
+        doubt = np.flatnonzero((_sureness(first) < self.reread_below) & ~again) if r > 1 else []
+        more = self._turned(x, {int(i): [k * 4 // r for k in range(1, r)] for i in doubt})
+        if more:
+            self._add_readings(readings, HeadOutputs(*self._read(more[0])), more[1])
+        for i in np.flatnonzero(again):  # the newest r readings, the oldest first
+            kept = earlier[i].take(slice(max(0, len(earlier[i].kind) - (r - a)), None))
+            readings[i] = HeadOutputs.stack([kept, readings[i]]) if r > a else readings[i]
+        many = [i for i, rd in enumerate(readings) if len(rd.kind) > 1]
+        h = first
+        if many:
+            h = HeadOutputs(*(arr.copy() for arr in (h.suit, h.rank, h.kind, h.embedding)))
+            for i in many:
+                for arr, rows in zip((h.suit, h.rank, h.kind, h.embedding),
+                                     (readings[i].suit, readings[i].rank, readings[i].kind,
+                                      readings[i].embedding)):
+                    arr[i] = rows.mean(axis=0)
+        emb = h.embedding / np.maximum(np.linalg.norm(h.embedding, axis=1, keepdims=True), 1e-9)
+        out = replace(h, embedding=emb)
+        return out, {"preprocess": (t1 - t0) * 1e3,
+                     "inference": (time.perf_counter() - t1) * 1e3}, readings
+
+    @staticmethod
+    def _turned(x: np.ndarray, turns: dict[int, list[int]]
+                ) -> tuple[np.ndarray, list[int]] | None:
+        """The crops ``x[i]`` turned by each of ``turns[i]`` quarter turns, and their rows."""
+        jobs = [(i, q) for i, qs in turns.items() for q in qs]
+        if not jobs:
+            return None
+        return np.stack([np.rot90(x[i], q, axes=(1, 2)) for i, q in jobs]), [i for i, _ in jobs]
+
+    @staticmethod
+    def _add_readings(readings: list[HeadOutputs], more: HeadOutputs, rows: list[int]) -> None:
+        by_row: dict[int, list[int]] = {}
+        for j, i in enumerate(rows):
+            by_row.setdefault(i, []).append(j)
+        for i, js in by_row.items():
+            readings[i] = HeadOutputs.stack([readings[i], more.take(js)])
 
     def _read(self, x: np.ndarray) -> list[np.ndarray]:
         """One pass of the model: suit (deck-masked), rank and kind probabilities, embedding."""
@@ -311,8 +387,15 @@ class CardClassifier:
         suit = _softmax(np.where(self.suit_mask, suit, -np.inf))
         return [a.astype(np.float32) for a in (suit, _softmax(rank), _softmax(kind), emb)]
 
-    def classify(self, crops: np.ndarray) -> Classifications:
-        h, timing = self.heads(crops)
+    def classify(self, crops: np.ndarray, turn: int = 0,
+                 earlier: list[HeadOutputs | None] | None = None) -> Classifications:
+        """``earlier``: per crop, None or the single readings an earlier reading of it was
+        averaged from (``Classifications.readings``). Such a crop is read once, turned by
+        ``turn`` quarter turns, and averaged with its last ``rotations - 1`` readings.
+        A doubtful card lying still is read on every frame (:mod:`companion.vision.reuse`),
+        a quarter turn further each time: its reading is still an average over the turns,
+        at the price of one reading a frame."""
+        h, timing, readings = self._heads(crops, turn, earlier)
         t0 = time.perf_counter()
         chosen = detail = None
         if self.profile is not None:
@@ -331,7 +414,7 @@ class CardClassifier:
             dup = np.zeros(len(probs), bool)
         result = self._decode(h, probs, ids, dup, chosen, detail)
         timing["decode"] = (time.perf_counter() - t0) * 1e3
-        return Classifications(**result, timing_ms=timing)
+        return Classifications(**result, timing_ms=timing, readings=readings)
 
     @property
     def trust_bar(self) -> float:

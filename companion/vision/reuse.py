@@ -9,7 +9,11 @@ read (a card only changes under a hand), and a coarse grey thumbnail has not cha
 grossly (over ``max_diff`` levels: a card turned over, a light switched). Only a sure
 reading is kept (confidence at least ``keep_above``): a doubtful card is read afresh on
 every frame, since the detector's wobble gives each reading a slightly different crop,
-and that is evidence the tracker's vote can use. Every
+and that is evidence the tracker's vote can use. A new doubtful card is read at four
+quarter turns at once; read again, it gets two more (the next two turns) averaged with its
+two latest readings (``cycle_turns``; :meth:`~companion.vision.classify.CardClassifier.classify`'s
+``earlier``), so its reading is still four turns' average at half the cost (the model
+alone; with a deck profile the card is read afresh). Every
 ``refresh_frames`` frames a card is read afresh anyway (at most ``max_refresh`` cards a
 frame, the longest unread first, so a full table does not come due all at once), so a slow
 change cannot hide a card swapped under a steady hand. Crops under a moving hand are not read at all: the tracker
@@ -66,8 +70,12 @@ class ReadingReuse:
 
     def __init__(self, match_mm: float = 6.0, max_diff: float = 30.0,
                  refresh_frames: int = 15, max_refresh: int = 3, keep_above: float = 0.85,
-                 max_doubtful: int | None = None):
+                 max_doubtful: int | None = None, cycle_turns: bool | None = None):
+        # cycle_turns None: only for the model alone. With a deck profile a reading is
+        # mostly the profile's comparisons, and the real-art Ganjifa film lost 3 of its 120
+        # moves to readings averaged over frames (117/120, 4 illegal rulings).
         self.keep_above = keep_above
+        self.cycle_turns = cycle_turns
         self.match_mm = match_mm
         self.max_diff = max_diff
         self.refresh_frames = refresh_frames
@@ -99,19 +107,24 @@ class ReadingReuse:
                     rows[i], kept[i] = old.row, old
                     if frame_index - old.read_at >= self.refresh_frames:
                         due.append((old.read_at, i))
-                elif self.max_doubtful is not None:
+                else:
                     doubtful.append((old.read_at, i))
                     rows[i], kept[i] = old.row, old
         for _, i in sorted(due)[:self.max_refresh]:
             rows[i] = kept[i] = None
-        for _, i in sorted(doubtful)[:self.max_doubtful]:
-            rows[i] = kept[i] = None  # its turn: the longest unread first
-        for _, i in sorted(doubtful)[self.max_doubtful:]:
+        doubtful.sort()
+        waiting = doubtful[self.max_doubtful:] if self.max_doubtful is not None else []
+        doubtful = doubtful[:self.max_doubtful]  # its turn: the longest unread first
+        kept_before = {i: kept[i].row for _, i in doubtful}  # read again, a turn further
+        for i in kept_before:
+            rows[i] = kept[i] = None
+        for _, i in waiting:
             evidence[i] = False
         todo = [i for i in range(n) if rows[i] is None and not (skip is not None and skip[i])]
         timing: dict[str, float] = {}
         if todo:
-            read = classifier.classify(det.crops[todo])
+            read = self._read(classifier, det.crops[todo], [kept_before.get(i) for i in todo],
+                              frame_index)
             timing = dict(getattr(read, "timing_ms", {}) or {})
             self.reads += len(todo)
             for j, i in enumerate(todo):
@@ -121,6 +134,19 @@ class ReadingReuse:
         # Only what was seen this frame is remembered: a card taken away is forgotten.
         self._memory = [m for m in kept if m is not None]
         return Classifications.from_rows(rows, timing, evidence)
+
+    def _read(self, classifier, crops: np.ndarray, before: list[ReadingRow | None],
+              frame_index: int) -> Classifications:
+        """Crops read before (``before``) are read once, a quarter turn further each frame,
+        and averaged with their latest readings; the others as the classifier reads."""
+        earlier = [b.readings if b is not None else None for b in before]
+        cycle = self.cycle_turns
+        if cycle is None:  # see __init__
+            cycle = getattr(classifier, "profile", None) is None
+        if cycle and any(e is not None for e in earlier) and \
+                getattr(classifier, "rotations", 1) > 1:
+            return classifier.classify(crops, turn=frame_index, earlier=earlier)
+        return classifier.classify(crops)
 
     def _nearest(self, centers_mm: np.ndarray) -> list[_Remembered | None]:
         """For each centre, the remembered card within ``match_mm`` of it (nearest)."""

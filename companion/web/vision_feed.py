@@ -90,8 +90,8 @@ def _classifier(deck: DeckKind | None, profile: str | None = None):
             log.warning("deck profile %s is a %s deck; this game is played with a %s deck: "
                         "not used", profile, deck_profile.deck.value, deck.value)
         elif deck_profile is not None:
-            return CardClassifier(profile=deck_profile, threads=1)
-        return CardClassifier(deck=deck, threads=1)
+            return CardClassifier(profile=deck_profile)
+        return CardClassifier(deck=deck)
     except ModelError as e:
         raise VisionUnavailable(str(e)) from None
 

@@ -100,13 +100,39 @@ def test_only_crops_read_unsurely_are_read_again_turned():
     clf.session = type("Spy", (), {"run": lambda self, *a: batches.append(
         len(a[1]["crops"])) or run(*a)})()
     mixed = clf.heads(crops)[0]
-    unsure = np.flatnonzero(_sureness([once.suit, once.rank, once.kind, once.embedding]) < 0.95)
+    unsure = np.flatnonzero(_sureness(once) < 0.95)
     sure = np.setdiff1d(np.arange(len(crops)), unsure)
     assert 0 < len(unsure) < len(crops)
     assert batches == [len(crops), 3 * len(unsure)]
     for got, one, four in zip(astuple(mixed), astuple(once), astuple(always)):
         assert np.allclose(got[sure], one[sure], atol=1e-5)
         assert np.allclose(got[unsure], four[unsure], atol=1e-5)
+
+
+def test_a_crop_read_again_gets_two_turns_and_is_averaged_with_its_two_latest():
+    crops, _ = _held_out(4, DeckKind.MUGHAL, seed=5)
+    clf = CardClassifier(rotations=4, reread_below=1.0, turns_again=2)
+    batches = []
+    run = clf.session.run
+    clf.session = type("Spy", (), {"run": lambda self, *a: batches.append(
+        len(a[1]["crops"])) or run(*a)})()
+    before = clf.classify(crops).readings  # every crop at its four quarter turns
+    assert batches == [4, 12] and all(len(r.kind) == 4 for r in before)
+    earlier = [before[0], None, before[2], None]
+    out = clf.classify(crops, turn=1, earlier=earlier)
+    # crops 0 and 2 at turns 1 and 3, in the first pass; 1 and 3 at all four turns
+    assert batches[2:] == [4 + 2, 2 * 3]
+    for i in (0, 2):
+        got, old = out.readings[i], before[i]
+        assert len(got.kind) == 4
+        for now, was in zip(astuple(got), astuple(old)):
+            assert np.allclose(now, was[[2, 3, 1, 3]], atol=1e-6)  # the newest four
+        h = got.mean()  # what the card is read as: the average of those four
+        probs = (h.suit[0][:, None] * h.rank[0][None, :]).ravel() * h.kind[0, 0]
+        assert out.confidence[i] == pytest.approx(probs.max(), abs=1e-5)
+    for i in (1, 3):
+        for now, was in zip(astuple(out.readings[i]), astuple(before[i])):
+            assert np.allclose(now, was, atol=1e-6)
 
 
 def test_an_empty_batch_is_fine(clf):

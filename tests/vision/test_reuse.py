@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from companion.vision.classify import UNREAD, Classifications
+from companion.vision.classify import UNREAD, Classifications, HeadOutputs
 from companion.vision.detect import Detections
 from companion.vision.reuse import ReadingReuse
 
@@ -104,3 +106,37 @@ def test_doubtful_cards_are_read_on_every_frame_unless_they_must_take_turns():
         first.card_ids)  # in turn, the longest unread first
     out = turns.classify(oracle, _det(places + [(400, 100)], levels + [90], rng), 7)
     assert oracle.batches[-1][-1] == "surya-4" and len(oracle.batches[-1]) == 2
+
+
+class TurningOracle(CountingOracle):
+    """A classifier that reads crops at quarter turns: records what it was asked."""
+
+    rotations = 4
+
+    def __init__(self):
+        super().__init__(confidence=0.5)
+        self.asked: list[tuple[int, list[bool]]] = []
+
+    def classify(self, crops: np.ndarray, turn: int = 0, earlier=None) -> Classifications:
+        self.asked.append((turn, [e is not None for e in earlier or [None] * len(crops)]))
+        out = super().classify(crops)
+        one = HeadOutputs(*(np.full((1, k), 0.5, np.float32) for k in (18, 12, 3, 4)))
+        return replace(out, readings=[one] * len(crops))
+
+
+def test_a_doubtful_card_lying_still_is_read_a_turn_further_on_top_of_its_readings():
+    rng = np.random.default_rng(4)
+    reuse, oracle = ReadingReuse(), TurningOracle()
+    reuse.classify(oracle, _det([(100, 100)], [30], rng), 0)
+    reuse.classify(oracle, _det([(100, 100)], [30], rng), 1)
+    reuse.classify(oracle, _det([(100, 100), (300, 100)], [30, 200], rng), 2)
+    assert oracle.asked == [(0, [False]), (1, [True]), (2, [True, False])]  # a new card: afresh
+    plain = ReadingReuse(cycle_turns=False)
+    plain.classify(oracle, _det([(100, 100)], [30], rng), 0)
+    plain.classify(oracle, _det([(100, 100)], [30], rng), 1)
+    assert oracle.asked[-1] == (0, [False])
+    oracle.profile = object()  # a deck profile's readings are not averaged over frames
+    with_profile = ReadingReuse(max_doubtful=2)
+    with_profile.classify(oracle, _det([(100, 100)], [30], rng), 0)
+    with_profile.classify(oracle, _det([(100, 100)], [30], rng), 1)
+    assert oracle.asked[-1] == (0, [False])
