@@ -235,17 +235,16 @@ class HeadOutputs:
     kind: np.ndarray  # (N, 3)
     embedding: np.ndarray  # (N, D)
 
-    def take(self, rows) -> HeadOutputs:
-        return HeadOutputs(*(a[rows] for a in (self.suit, self.rank, self.kind, self.embedding)))
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self.suit, self.rank, self.kind, self.embedding
 
-    def mean(self) -> HeadOutputs:
-        return HeadOutputs(*(a.mean(axis=0, keepdims=True)
-                             for a in (self.suit, self.rank, self.kind, self.embedding)))
+    def take(self, rows) -> HeadOutputs:
+        return HeadOutputs(*(a[rows] for a in self.arrays))
 
     @classmethod
     def stack(cls, parts: list[HeadOutputs]) -> HeadOutputs:
-        return cls(*(np.concatenate(a) for a in zip(*((p.suit, p.rank, p.kind, p.embedding)
-                                                       for p in parts))))
+        return cls(*(np.concatenate(a) for a in zip(*(p.arrays for p in parts))))
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -317,9 +316,10 @@ class CardClassifier:
                earlier: list[HeadOutputs | None] | None = None
                ) -> tuple[HeadOutputs, dict[str, float], list[HeadOutputs]]:
         """The heads averaged over each crop's readings, and those readings (one row each).
-        A crop with ``earlier`` readings is read once, turned by ``turn`` quarter turns, and
-        averaged with the last ``rotations - 1`` of them (see :meth:`classify`). Another crop
-        read below ``reread_below`` is read again at the other quarter turns."""
+        A crop with ``earlier`` readings is read at ``turns_again`` quarter turns from
+        ``turn`` on, and averaged with its latest earlier ones, ``rotations`` readings in all
+        (see :meth:`classify`). Another crop read below ``reread_below`` is read again at the
+        other quarter turns."""
         t0 = time.perf_counter()
         x = preprocess(crops, self.input_px)
         t1 = time.perf_counter()
@@ -350,15 +350,10 @@ class CardClassifier:
         for i in np.flatnonzero(again):  # the newest r readings, the oldest first
             kept = earlier[i].take(slice(max(0, len(earlier[i].kind) - (r - a)), None))
             readings[i] = HeadOutputs.stack([kept, readings[i]]) if r > a else readings[i]
-        many = [i for i, rd in enumerate(readings) if len(rd.kind) > 1]
-        h = first
-        if many:
-            h = HeadOutputs(*(arr.copy() for arr in (h.suit, h.rank, h.kind, h.embedding)))
-            for i in many:
-                for arr, rows in zip((h.suit, h.rank, h.kind, h.embedding),
-                                     (readings[i].suit, readings[i].rank, readings[i].kind,
-                                      readings[i].embedding)):
-                    arr[i] = rows.mean(axis=0)
+        h = HeadOutputs(*(a.copy() for a in first.arrays))
+        for i in (i for i, rd in enumerate(readings) if len(rd.kind) > 1):
+            for a, rows in zip(h.arrays, readings[i].arrays):
+                a[i] = rows.mean(axis=0)
         emb = h.embedding / np.maximum(np.linalg.norm(h.embedding, axis=1, keepdims=True), 1e-9)
         out = replace(h, embedding=emb)
         return out, {"preprocess": (t1 - t0) * 1e3,
@@ -390,11 +385,11 @@ class CardClassifier:
     def classify(self, crops: np.ndarray, turn: int = 0,
                  earlier: list[HeadOutputs | None] | None = None) -> Classifications:
         """``earlier``: per crop, None or the single readings an earlier reading of it was
-        averaged from (``Classifications.readings``). Such a crop is read once, turned by
-        ``turn`` quarter turns, and averaged with its last ``rotations - 1`` readings.
-        A doubtful card lying still is read on every frame (:mod:`companion.vision.reuse`),
-        a quarter turn further each time: its reading is still an average over the turns,
-        at the price of one reading a frame."""
+        averaged from (``Classifications.readings``). Such a crop is read at
+        ``turns_again`` (2) quarter turns, ``turn`` and ``turn + 2``, and averaged with its
+        two latest earlier readings. A doubtful card lying still is read on every frame
+        (:mod:`companion.vision.reuse`), a quarter turn further each time: its reading is
+        still an average over the four turns, at half their price."""
         h, timing, readings = self._heads(crops, turn, earlier)
         t0 = time.perf_counter()
         chosen = detail = None

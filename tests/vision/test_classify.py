@@ -127,8 +127,8 @@ def test_a_crop_read_again_gets_two_turns_and_is_averaged_with_its_two_latest():
         assert len(got.kind) == 4
         for now, was in zip(astuple(got), astuple(old)):
             assert np.allclose(now, was[[2, 3, 1, 3]], atol=1e-6)  # the newest four
-        h = got.mean()  # what the card is read as: the average of those four
-        probs = (h.suit[0][:, None] * h.rank[0][None, :]).ravel() * h.kind[0, 0]
+        suit, rank, kind = (a.mean(axis=0) for a in (got.suit, got.rank, got.kind))
+        probs = (suit[:, None] * rank[None, :]).ravel() * kind[0]  # the four turns' average
         assert out.confidence[i] == pytest.approx(probs.max(), abs=1e-5)
     for i in (1, 3):
         for now, was in zip(astuple(out.readings[i]), astuple(before[i])):
