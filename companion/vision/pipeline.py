@@ -38,9 +38,9 @@ DOUBTFUL_PER_FRAME = 2
 
 class Classifier(Protocol):
     """Reads a batch of crops. One that reads at quarter turns (``rotations`` > 1) also
-    takes ``turn`` and ``earlier``, as :meth:`~companion.vision.classify.CardClassifier.classify`
-    does, to spread a
-    still doubtful card's turns over frames (:class:`ReadingReuse`)."""
+    takes ``turn`` and ``earlier``, as
+    :meth:`~companion.vision.classify.CardClassifier.classify` does, to spread a still
+    doubtful card's turns over frames (:class:`ReadingReuse`)."""
 
     def classify(self, crops: np.ndarray) -> Any: ...
 
