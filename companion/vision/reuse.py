@@ -137,8 +137,8 @@ class ReadingReuse:
 
     def _read(self, classifier, crops: np.ndarray, before: list[ReadingRow | None],
               frame_index: int) -> Classifications:
-        """Crops read before (``before``) are read once, a quarter turn further each frame,
-        and averaged with their latest readings; the others as the classifier reads."""
+        """Crops read before (``before``) are read at the frame's turns and averaged with
+        their latest readings (see ``cycle_turns``); the others as the classifier reads."""
         earlier = [b.readings if b is not None else None for b in before]
         cycle = self.cycle_turns
         if cycle is None:  # see __init__
