@@ -38,7 +38,8 @@ from companion.vision.match import (
     align_candidates,
     grey,
     local_matches,
-    polar_similarity,
+    polar_similarity_to,
+    polar_spectra,
     polar_templates,
     recentre,
     region_patches,
@@ -142,8 +143,8 @@ class DeckProfile:
         crops = np.stack([recentre(c) for c in crops])
         emb = heads.embedding @ self.view_embeddings.T  # (N, M * V)
         s = w.embedding * emb.reshape(n, m, -1).max(axis=2)
-        s += w.template * polar_similarity(polar_templates(crops), self.templates)
-        suit_idx, rank_idx = self._head_index(heads)
+        s += w.template * polar_similarity_to(polar_templates(crops), self._polar_spectra)
+        suit_idx, rank_idx = self._head_index
         p = heads.suit[:, suit_idx] * heads.rank[:, rank_idx]
         s += w.heads * np.log(np.clip(p, 1e-6, 1.0))
         counts = np.array([cues.pip_count(c) for c in crops])
@@ -151,14 +152,12 @@ class DeckProfile:
         diff = np.abs(counts[:, None] - self.pips[None, :])
         s -= w.pips * np.where(is_number[None, :], np.minimum(diff, 4), 0)
         sigs = np.stack([cues.colour_signature(c) for c in crops])
-        suits = [cid.rpartition("-")[0] for cid in self.card_ids]
-        suit_sig = np.stack([self.suit_signatures[su] for su in suits])  # (M, H)
-        s -= w.colour * cues.signature_distance(sigs[:, None, :], suit_sig[None, :, :])
+        s -= w.colour * cues.signature_distance(sigs[:, None, :], self._suit_sigs[None, :, :])
         for numbers in self._number_cards:  # see Weights.within
             top = s[:, numbers].max(axis=1, keepdims=True)
             s[:, numbers] = top + w.within * (s[:, numbers] - top)
         if w.fine:
-            fine, detail = self._fine(crops, s, suits)
+            fine, detail = self._fine(crops, s, self._card_suits)
             s += w.fine * fine
         else:  # no detail compared: nothing to hold a reading back
             detail[:] = 1.0
@@ -214,10 +213,14 @@ class DeckProfile:
                       axis=0)
 
     @cached_property
+    def _polar_spectra(self) -> np.ndarray:
+        return polar_spectra(self.templates)  # the same for every crop read
+
+    @cached_property
     def _suits(self) -> dict[str, tuple[np.ndarray, int, tuple, list[np.ndarray]]]:
         """Per suit: its cards' indices, its reference card, the box where its number cards
         differ, and that box of every card ready to match (the same for every crop)."""
-        suits = np.array([cid.rpartition("-")[0] for cid in self.card_ids])
+        suits = np.array(self._card_suits)
         out = {}
         for su in dict.fromkeys(suits):
             members = np.flatnonzero(suits == su)
@@ -231,7 +234,18 @@ class DeckProfile:
         groups = [members[self.pips[members] >= 0] for members, *_ in self._suits.values()]
         return [g for g in groups if len(g)]
 
-    def _head_index(self, heads: HeadOutputs) -> tuple[np.ndarray, np.ndarray]:
+    @cached_property
+    def _card_suits(self) -> list[str]:
+        return [cid.rpartition("-")[0] for cid in self.card_ids]
+
+    @cached_property
+    def _suit_sigs(self) -> np.ndarray:
+        """(M, H): each enrolled card's suit colour signature."""
+        return np.stack([self.suit_signatures[su] for su in self._card_suits])
+
+    @cached_property
+    def _head_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each enrolled card's column in the model's suit and rank heads."""
         suits = [s.value for s in Suit]
         cards = [Card.parse(c) for c in self.card_ids]
         return (np.array([suits.index(c.suit.value) for c in cards]),

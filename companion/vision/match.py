@@ -34,15 +34,25 @@ def polar_templates(crops: np.ndarray) -> np.ndarray:
 
 def polar_similarity(query: np.ndarray, templates: np.ndarray) -> np.ndarray:
     """Best normalised correlation over all rotations: (N, 3, A, R) x (M, ...) -> (N, M)."""
-    if len(query) == 0 or len(templates) == 0:
-        return np.zeros((len(query), len(templates)), np.float32)
-    qf = np.fft.rfft(query, axis=2)  # (N, 3, F, R)
+    return polar_similarity_to(query, polar_spectra(templates))
+
+
+def polar_spectra(templates: np.ndarray) -> np.ndarray:
+    """The templates' half of :func:`polar_similarity`, (F, M, 3 * R) conjugate spectra over
+    the angle: the same for every crop, so a deck profile makes it once."""
     tf = np.fft.rfft(templates, axis=2)
-    n, m, f = len(query), len(templates), qf.shape[2]
+    return np.conj(tf.transpose(2, 0, 1, 3).reshape(tf.shape[2], len(templates), -1))
+
+
+def polar_similarity_to(query: np.ndarray, spectra: np.ndarray) -> np.ndarray:
+    """:func:`polar_similarity` against templates given by their :func:`polar_spectra`."""
+    n, m = len(query), spectra.shape[1]
+    if n == 0 or m == 0:
+        return np.zeros((n, m), np.float32)
+    qf = np.fft.rfft(query, axis=2)  # (N, 3, F, R)
     # For every frequency, one complex matmul over (channel, radius).
-    q = qf.transpose(2, 0, 1, 3).reshape(f, n, -1)
-    t = tf.transpose(2, 0, 1, 3).reshape(f, m, -1)
-    cross = q @ np.conj(t).transpose(0, 2, 1)  # (F, N, M)
+    q = qf.transpose(2, 0, 1, 3).reshape(qf.shape[2], n, -1)
+    cross = q @ spectra.transpose(0, 2, 1)  # (F, N, M)
     corr = np.fft.irfft(cross.transpose(1, 2, 0), n=POLAR_ANGLES, axis=2)
     return (corr.max(axis=2) / 3.0).astype(np.float32)
 
@@ -92,14 +102,15 @@ def local_matches(aligned: np.ndarray, patches: list[np.ndarray], box, search: i
     n = aligned.shape[0]
     area = aligned[max(0, y0 - search):min(n, y1 + search), max(0, x0 - search):min(n, x1 + search)]
     best = np.full(len(patches[0]), -1.0, np.float32)
+    # With zero-mean templates a window's own mean drops out of the product; only its
+    # spread is needed, from sums over each window (integral images, one for all scales).
+    sums = cv2.integral(area, sdepth=cv2.CV_64F), cv2.integral(area * area, sdepth=cv2.CV_64F)
     for t in patches:
         h, w = t.shape[1:]
         if h > area.shape[0] or w > area.shape[1]:
             continue
-        # With zero-mean templates a window's own mean drops out of the product; only its
-        # spread is needed, from sums over each window.
         dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.reshape(len(t), -1).T
-        total, squares = _window_sums(area, h, w), _window_sums(area * area, h, w)
+        total, squares = (_window_sums(s, h, w) for s in sums)
         spread = np.sqrt(np.maximum(squares - total * total / (h * w), 1e-12))
         best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
     return best
@@ -122,9 +133,9 @@ def region_patches(templates: np.ndarray, box) -> list[np.ndarray]:
     return out
 
 
-def _window_sums(img: np.ndarray, h: int, w: int) -> np.ndarray:
-    """The sum over every h x w window of ``img``, row-major, from its integral image."""
-    s = sliding_window_view(cv2.integral(img, sdepth=cv2.CV_64F), (h + 1, w + 1))
+def _window_sums(integral: np.ndarray, h: int, w: int) -> np.ndarray:
+    """The sum over every h x w window of an image, row-major, from its integral image."""
+    s = sliding_window_view(integral, (h + 1, w + 1))
     return (s[..., -1, -1] - s[..., 0, -1] - s[..., -1, 0] + s[..., 0, 0]).ravel()
 
 
