@@ -348,12 +348,13 @@ class CardClassifier:
         if more:
             self._add_readings(readings, HeadOutputs(*self._read(more[0])), more[1])
         for i in np.flatnonzero(again):  # the newest r readings, the oldest first
-            kept = earlier[i].take(slice(max(0, len(earlier[i].kind) - (r - a)), None))
-            readings[i] = HeadOutputs.stack([kept, readings[i]]) if r > a else readings[i]
-        h = HeadOutputs(*(a.copy() for a in first.arrays))
-        for i in (i for i, rd in enumerate(readings) if len(rd.kind) > 1):
-            for a, rows in zip(h.arrays, readings[i].arrays):
-                a[i] = rows.mean(axis=0)
+            older = earlier[i].take(slice(max(0, len(earlier[i].kind) - (r - a)), None))
+            readings[i] = HeadOutputs.stack([older, readings[i]])
+        many = [i for i, rd in enumerate(readings) if len(rd.kind) > 1]
+        h = HeadOutputs(*(arr.copy() for arr in first.arrays)) if many else first
+        for i in many:
+            for arr, rows in zip(h.arrays, readings[i].arrays):
+                arr[i] = rows.mean(axis=0)
         emb = h.embedding / np.maximum(np.linalg.norm(h.embedding, axis=1, keepdims=True), 1e-9)
         out = replace(h, embedding=emb)
         return out, {"preprocess": (t1 - t0) * 1e3,
