@@ -1,7 +1,9 @@
 """The seeing pipeline: source -> calibrate -> detect -> classify -> track, timed per stage.
 
 ``Pipeline.process(frame)`` runs one frame through every stage and returns a
-:class:`FrameResult`; ``Pipeline.run(source)`` does it for a whole source. The classifier
+:class:`FrameResult`; ``Pipeline.run(source)`` does it for a whole source, seeing the next
+frame (calibrate, rectify, detect, the motion gate: :meth:`Pipeline.see`) on a second
+thread while it reads this one (classify, track: :meth:`Pipeline.read`). The classifier
 is passed in (anything with ``classify(crops) -> Classifications``), so this module does
 not load a model itself and tests can run it with an oracle.
 
@@ -12,8 +14,9 @@ marker at first); afterwards a :class:`DriftMonitor` re-checks every few seconds
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -75,6 +78,20 @@ class FrameResult:
     motion: float = 0.0  # fraction of the table view that moved or holds a hand
     drift: DriftReport | None = None
     motion_map: MotionMap | None = field(default=None, repr=False)
+    image: np.ndarray | None = field(default=None, repr=False)  # the frame's own picture
+
+
+@dataclass(frozen=True)
+class SeenFrame:
+    """A frame after :meth:`Pipeline.see` (calibrate, rectify, detect, the motion gate):
+    what :meth:`Pipeline.read` classifies and tracks."""
+
+    frame: Frame
+    calibrated: bool
+    detections: Detections
+    motion: MotionMap | None
+    drift: DriftReport | None
+    timings: StageTimings  # calibrate, rectify and detect; classify and track are read's
 
 
 class Pipeline:
@@ -126,19 +143,31 @@ class Pipeline:
             self.calibration = self._monitor.calibration
         return report
 
-    def process(self, frame: Frame) -> FrameResult:
+    def see(self, frame: Frame) -> SeenFrame:
+        """The first half of :meth:`process`: calibrate, rectify, detect, the motion gate."""
         t0 = time.perf_counter()
         drift = self._calibrate(frame)
         t1 = time.perf_counter()
         cal = self.calibration
         if cal is None:
-            return FrameResult(frame.index, frame.timestamp, False, Detections.empty(), None,
-                               (), StageTimings(calibrate=(t1 - t0) * 1e3))
+            return SeenFrame(frame, False, Detections.empty(), None, None,
+                             StageTimings(calibrate=(t1 - t0) * 1e3))
         view = self.detector.rectify(frame.image, cal)
         t2 = time.perf_counter()
         det = self.detector.detect(frame.image, cal, view)
         t3 = time.perf_counter()
         motion = self._gate.update(view, det) if self._gate is not None else None
+        t4 = time.perf_counter()
+        return SeenFrame(frame, True, det, motion, drift,
+                         StageTimings((t1 - t0) * 1e3, ((t2 - t1) + (t4 - t3)) * 1e3,
+                                      (t3 - t2) * 1e3))
+
+    def read(self, seen: SeenFrame) -> FrameResult:
+        """The second half of :meth:`process`: classify the crops, then track."""
+        frame, det, motion = seen.frame, seen.detections, seen.motion
+        if not seen.calibrated:
+            return FrameResult(frame.index, frame.timestamp, False, det, None, (),
+                               seen.timings, image=frame.image)
         t4 = time.perf_counter()
         if self.reuse is None:
             cls = self.classifier.classify(det.crops)
@@ -149,15 +178,42 @@ class Pipeline:
         t5 = time.perf_counter()
         events = self.tracker.update(frame.index, frame.timestamp, det, cls, motion)
         t6 = time.perf_counter()
-        timings = StageTimings((t1 - t0) * 1e3, ((t2 - t1) + (t4 - t3)) * 1e3,
-                               (t3 - t2) * 1e3, (t5 - t4) * 1e3, (t6 - t5) * 1e3)
+        timings = replace(seen.timings, classify=(t5 - t4) * 1e3, track=(t6 - t5) * 1e3)
         return FrameResult(frame.index, frame.timestamp, True, det, cls, tuple(events),
-                           timings, motion.fraction if motion is not None else 0.0, drift,
-                           motion)
+                           timings, motion.fraction if motion is not None else 0.0,
+                           seen.drift, motion, frame.image)
 
-    def run(self, source: FrameSource) -> Iterator[FrameResult]:
-        try:
-            for frame in source.frames():
+    def process(self, frame: Frame) -> FrameResult:
+        return self.read(self.see(frame))
+
+    def stream(self, frames: Iterable[Frame], overlap: bool = True) -> Iterator[FrameResult]:
+        """Every frame's result, in order. ``overlap``: frame n+1 is taken from ``frames``
+        and seen (:meth:`see`) on a second thread while frame n is read (:meth:`read`).
+        The two halves share no state, and each still takes its frames one after another,
+        so the results are those of :meth:`process`, frame for frame; only more frames
+        go through a second (OpenCV and onnxruntime work outside Python's lock, so one
+        half's work fills the core the other half's Python leaves idle)."""
+        it = iter(frames)
+        if not overlap:
+            for frame in it:
                 yield self.process(frame)
+            return
+
+        def see_next() -> SeenFrame | None:
+            frame = next(it, None)
+            return None if frame is None else self.see(frame)
+
+        # ``frames`` is only ever advanced on the worker, one frame at a time; leaving the
+        # ``with`` waits for a frame still being seen (a consumer that stopped early).
+        with ThreadPoolExecutor(1, thread_name_prefix="pipeline-see") as worker:
+            ahead = worker.submit(see_next)
+            while (seen := ahead.result()) is not None:
+                ahead = worker.submit(see_next)
+                yield self.read(seen)
+
+    def run(self, source: FrameSource, overlap: bool = True) -> Iterator[FrameResult]:
+        """:meth:`stream` over a whole source, which is closed at the end."""
+        try:
+            yield from self.stream(source.frames(), overlap)
         finally:
             source.close()

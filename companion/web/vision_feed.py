@@ -26,6 +26,7 @@ from companion.web.capture import CardOverlay, FeedItem, Observation
 
 if TYPE_CHECKING:
     from companion.referee import Referee
+    from companion.vision.source import Frame
 
 log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -160,33 +161,48 @@ class VisionFeed:
                                                    "options": options}),)
         pipeline, zones_mm = self._setup(game, players, options, video)
         self._offset = offset  # the referee counts this source's frames; the table all
-        followed = None
-        try:
-            for frame in source.frames():
+        frames, held = source.frames(), []
+        followed = switch = None
+
+        def fed() -> Iterator[Frame]:
+            """The source's frames for ``pipeline``, until a camera's game changes. This
+            runs on the pipeline's seeing thread, a frame ahead of the referee."""
+            nonlocal followed, switch
+            while (frame := held.pop() if held else next(frames, None)) is not None:
                 if not self.videos and self.game_provider is not None:
                     wanted = self.game_provider()  # a camera follows the game set up
                     if wanted != followed:
-                        followed = wanted
-                        game, players, options, profile = wanted[1:] if wanted \
-                            else (None, 0, {}, None)
-                        pipeline, zones_mm = self._setup(game, players, options,
-                                                         profile=profile)
+                        followed, switch = wanted, (wanted[1:] if wanted
+                                                    else (None, 0, {}, None))
+                        held.append(frame)  # the new game's first frame
+                        return
                 if frame.index % 30 == 0:
                     self._manual_corners(pipeline, frame.image.shape)
-                if hasattr(pipeline.classifier, "frame"):  # an oracle reads frame by frame
+                if oracle:
                     pipeline.classifier.frame = frame.index
-                with self._lock:
-                    fr = pipeline.process(frame)
-                    self._last = (fr.frame_index, fr.timestamp)
-                    outs = self.referee.observe(list(fr.events), fr.frame_index, fr.timestamp,
-                                                fr.motion_map) if self.referee else []
-                    story = self._story(outs)
-                obs = start + self._tracker_news(fr.events, offset) \
-                    + tuple(o for out in outs for o in _convert(out, offset)) + story
-                start = ()
-                yield FeedItem(frame.image, offset + frame.index, media_t + frame.timestamp,
-                               _zone_polygons(pipeline, zones_mm), _card_overlays(fr), obs,
-                               fr.calibrated)
+                yield frame
+
+        try:
+            while True:
+                # an oracle reads the truth of the frame it was last told: not one ahead
+                oracle = hasattr(pipeline.classifier, "frame")
+                for fr in pipeline.stream(fed(), overlap=not oracle):
+                    with self._lock:
+                        self._last = (fr.frame_index, fr.timestamp)
+                        outs = self.referee.observe(list(fr.events), fr.frame_index,
+                                                    fr.timestamp, fr.motion_map) \
+                            if self.referee else []
+                        story = self._story(outs)
+                    obs = start + self._tracker_news(fr.events, offset) \
+                        + tuple(o for out in outs for o in _convert(out, offset)) + story
+                    start = ()
+                    yield FeedItem(fr.image, offset + fr.frame_index, media_t + fr.timestamp,
+                                   _zone_polygons(pipeline, zones_mm), _card_overlays(fr),
+                                   obs, fr.calibrated)
+                if switch is None:
+                    return  # the source ended
+                (game, players, options, profile), switch = switch, None
+                pipeline, zones_mm = self._setup(game, players, options, profile=profile)
         finally:
             source.close()
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+
 import cv2
 import numpy as np
+import pytest
 from table_drawing import PALETTE, DrawnCard, render
 
 from companion.layouts import load_layout
 from companion.vision.classify import Classifications
 from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
-from companion.vision.source import FakeSource
+from companion.vision.source import FakeSource, Frame, SourceError
 from companion.vision.track import TableTracker
 
 LAYOUT = load_layout("kendra-kari")
@@ -136,3 +139,71 @@ def test_pipeline_reports_a_bumped_camera():
     drifts = [r.drift for r in pipe.run(FakeSource(frames, fps=10)) if r.drift]
     assert any(d.drifted and d.drift_mm > 10 for d in drifts)
     assert cv2.norm(pipe.calibration.homography) > 0
+
+
+def _outcome(results) -> list:
+    return [(r.frame_index, r.calibrated, r.classifications.card_ids if r.classifications else
+             None, [(e.kind, e.card_id, e.zone, e.last_frame) for e in r.events],
+             r.detections.centers_mm.round(3).tolist(), round(r.motion, 6)) for r in results]
+
+
+def test_seeing_the_next_frame_while_reading_this_one_changes_no_result():
+    seen_on, read_on = set(), set()
+
+    class Recording(Pipeline):
+        def see(self, frame):
+            seen_on.add(threading.get_ident())
+            return super().see(frame)
+
+        def read(self, seen):
+            read_on.add(threading.get_ident())
+            return super().read(seen)
+
+    frames = list(FakeSource(_frames(), fps=10).frames())
+
+    def results(overlap: bool):
+        pipe = Recording(ColourOracle(), TableTracker(LAYOUT, stable_frames=4, remove_frames=5))
+        return list(pipe.stream(iter(frames), overlap))
+    alone = results(False)
+    assert seen_on == read_on == {threading.get_ident()}
+    overlapped = results(True)
+    assert len(seen_on) == 2 and read_on == {threading.get_ident()}  # a second thread saw
+    assert _outcome(overlapped) == _outcome(alone)
+    assert [r.frame_index for r in overlapped] == list(range(len(frames)))
+    assert all(r.image is f.image for r, f in zip(overlapped, frames))
+
+
+class _BrokenSource:
+    """Three frames, then the camera fails."""
+
+    def __init__(self):
+        self.closed = False
+        self.taken = 0
+
+    def frames(self):
+        for i in range(3):
+            self.taken += 1
+            yield Frame(i, i / 10, render([], seed=1).image)
+        raise SourceError("camera 0 stopped delivering frames")
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_source_failing_while_the_next_frame_is_seen_stops_the_run_with_its_error():
+    source = _BrokenSource()
+    got = []
+    with pytest.raises(SourceError, match="stopped delivering"):
+        for r in Pipeline(ColourOracle()).run(source):
+            got.append(r.frame_index)
+    assert got == [0, 1, 2] and source.closed
+
+
+def test_a_run_stopped_early_closes_its_source_and_leaves_no_thread():
+    before = threading.active_count()
+    source = _BrokenSource()
+    run = Pipeline(ColourOracle()).run(source)
+    assert next(run).frame_index == 0
+    run.close()
+    assert source.closed and source.taken <= 2
+    assert threading.active_count() == before
