@@ -87,24 +87,30 @@ def twenty_card_table(seed: int = 11):
     raise RuntimeError("no 20-card scene with the whole mat in view")
 
 
-def _speed_run(image: np.ndarray, frames: int, classifier, reuse: bool) -> dict:
+def _speed_run(image: np.ndarray, frames: int, classifier, reuse: bool,
+               overlap: bool = False) -> dict:
+    """Per-stage times and the wall-clock rate of ``frames`` frames. ``overlap``: as
+    ``Pipeline.run`` serves them, the next frame seen while this one is read (the stage
+    times are then each half's own, and they overlap)."""
     pipe = Pipeline(classifier, TableTracker(load_layout("kendra-kari")),
                     reuse_readings=reuse)
     rng = np.random.default_rng(0)
     noisy = [cv2.add(image, rng.integers(0, 3, image.shape, dtype=np.uint8))
              for _ in range(8)]
+    for i in range(10):  # warm-up (first calibration, onnxruntime first run)
+        pipe.process(Frame(i, i / 30, noisy[i % len(noisy)]))
     times = {s: [] for s in (*STAGES, "total")}
     found = []
-    for i in range(frames + 10):
-        r = pipe.process(Frame(i, i / 30, noisy[i % len(noisy)]))
-        if i < 10:
-            continue  # warm-up (first calibration, onnxruntime first run)
+    t0 = time.perf_counter()
+    for r in pipe.stream((Frame(i, i / 30, noisy[i % len(noisy)])
+                          for i in range(10, frames + 10)), overlap):
         for s, v in r.timings.as_dict().items():
             times[s].append(v)
         found.append(len(r.detections))
+    wall = time.perf_counter() - t0
     return {"mean": {s: statistics.fmean(v) for s, v in times.items()},
             "p95": {s: float(np.percentile(v, 95)) for s, v in times.items()},
-            "cards": statistics.median(found)}
+            "cards": statistics.median(found), "fps": frames / wall}
 
 
 def _enrolled_profile(source: str, seed: int, deck, classifier):
@@ -125,23 +131,27 @@ def _table_profile(spec, classifier):
 
 
 def bench_speed(frames: int) -> dict:
-    """Four ways to run the same 20-card table: every crop read on every frame with one
+    """Six ways to run the same 20-card table: every crop read on every frame with one
     rotation (the model's raw cost), as served (cards read with four quarter-turns, and
     only when their crop changed; a doubtful card two turns a frame, see
-    companion.vision.reuse), and both again with a profile enrolled from the table's own
-    deck. The classifier has its served threads (classify.THREADS)."""
+    companion.vision.reuse), and the served one again as ``Pipeline.run`` serves it (the
+    next frame seen on a second thread while this one is read); then all three with a
+    profile enrolled from the table's own deck. The classifier has its served threads (classify.THREADS)."""
     image, spec = twenty_card_table()
     have_model = MODEL.is_file()
-    configs = [("every crop, every frame, 1 rotation", 1, False, False),
-               ("as served: changed crops, 4 turns", 4, True, False),
-               ("every crop, every frame, enrolled deck profile", 1, False, True),
-               ("as served with an enrolled deck profile", 4, True, True)]
+    configs = [("every crop, every frame, 1 rotation", 1, False, False, False),
+               ("as served: changed crops, 4 turns", 4, True, False, False),
+               ("as served, the next frame seen while this one is read", 4, True, False, True),
+               ("every crop, every frame, enrolled deck profile", 1, False, True, False),
+               ("as served with an enrolled deck profile", 4, True, True, False),
+               ("as served with a profile, the next frame seen while this one is read", 4,
+                True, True, True)]
     out = {}
     print(f"\n## Speed: 1280x720, 20 cards, {frames} frames, "
           f"{cv2.getNumThreads()} OpenCV threads, {THREADS} onnxruntime threads; classifier: "
           f"{'shipped model' if have_model else 'NONE (no model yet; classify not timed)'}")
     profile = None
-    for label, rotations, reuse, enrolled in configs:
+    for label, rotations, reuse, enrolled, overlap in configs:
         if have_model:
             from companion.vision.classify import CardClassifier
             if enrolled and profile is None:
@@ -150,14 +160,17 @@ def bench_speed(frames: int) -> dict:
                                         profile=profile if enrolled else None)
         else:
             classifier = _NoModel()
-        r = _speed_run(image, frames, classifier, reuse)
-        fps = 1000 / r["mean"]["total"]
+        r = _speed_run(image, frames, classifier, reuse, overlap)
         print(f"\n### {label} (cards detected per frame: median {r['cards']:.0f})")
         print(f"{'stage':10} {'mean ms':>8} {'p95 ms':>8}")
         for s in (*STAGES, "total"):
             print(f"{s:10} {r['mean'][s]:8.2f} {r['p95'][s]:8.2f}")
-        print(f"pipeline fps: {fps:.1f} (goal >= 60)")
-        out[label] = {"fps": fps, "mean_ms": r["mean"], "p95_ms": r["p95"]}
+        if overlap:  # the stage times overlap: only the wall clock gives the rate
+            print(f"pipeline fps: {r['fps']:.1f} by the wall clock (goal >= 60)")
+        else:
+            print(f"pipeline fps: {1000 / r['mean']['total']:.1f} by the stage times, "
+                  f"{r['fps']:.1f} by the wall clock (goal >= 60)")
+        out[label] = {"fps": r["fps"], "mean_ms": r["mean"], "p95_ms": r["p95"]}
         if not have_model:
             break
     return out
@@ -316,10 +329,14 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     answered = 0
     t0 = time.perf_counter()
     n = 0
-    for frame in open_source(str(video)).frames():
-        if oracle:
-            classifier.frame = frame.index
-        r = pipe.process(frame)
+    def frames():
+        for frame in open_source(str(video)).frames():
+            if oracle:
+                classifier.frame = frame.index
+            yield frame
+    # as served (Pipeline.run): the next frame seen while this one is read; the oracle
+    # reads the truth of the frame it was last told, so it goes one frame at a time
+    for r in pipe.stream(frames(), overlap=not oracle):
         n += 1
         sightings += [e for e in r.events]
         said = referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)

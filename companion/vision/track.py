@@ -73,7 +73,7 @@ class MotionMap:
 
     mask: np.ndarray  # bool (H, W) at px_per_mm
     px_per_mm: float
-    _integral: np.ndarray = field(repr=False, default=None)
+    _integral: np.ndarray | None = field(repr=False, default=None)  # None: an empty mask
     moving: MotionMap | None = field(repr=False, default=None)
 
     @classmethod
@@ -84,7 +84,9 @@ class MotionMap:
     def of(cls, mask: np.ndarray, px_per_mm: float,
            moving: np.ndarray | None = None) -> MotionMap:
         inner = None if moving is None else cls.of(moving, px_per_mm)
-        return cls(mask, px_per_mm, cv2.integral(mask.astype(np.uint8)), inner)
+        # (a still table's mask is empty: nothing to sum)
+        summed = cv2.integral(mask.astype(np.uint8)) if mask.any() else None
+        return cls(mask, px_per_mm, summed, inner)
 
     @property
     def fraction(self) -> float:
@@ -97,6 +99,8 @@ class MotionMap:
         if moving_only and self.moving is not None:
             return self.moving.near(points_mm, radius_mm)
         pts = np.asarray(points_mm, float).reshape(-1, 2) * self.px_per_mm
+        if self._integral is None:
+            return np.zeros(len(pts), bool)
         h, w = self.mask.shape
         r = radius_mm * self.px_per_mm
         # (np.clip's own checks cost more than the lookup, for a few points a frame)
@@ -143,10 +147,10 @@ class MotionGate:
             return MotionMap.still(gray.shape, self.px_per_mm)
         moving = (cv2.absdiff(gray, self._prev) > self.threshold).astype(np.uint8)
         self._prev = gray
-        only_moving = moving.copy()
+        only_moving = self._blobs(moving)
         if self.background:
-            fg = (np.abs(gray.astype(np.float32) - self._bg) > self.background_threshold)
-            fg = fg.astype(np.uint8)
+            grey = gray.astype(np.float32)
+            fg = (cv2.absdiff(grey, self._bg) > self.background_threshold).astype(np.uint8)
             on_cards = np.zeros_like(fg)
             if cards is not None and len(cards):
                 r = int((self.card_radius_mm + 3) * self.px_per_mm) + 1
@@ -157,15 +161,17 @@ class MotionGate:
             # The table learns quickly where nothing is going on, but never learns a card
             # (so no ghost is left where one is picked up); a thing that stays put for
             # several seconds (a hand at rest, a pile) is learned slowly.
-            cv2.accumulateWeighted(gray.astype(np.float32), self._bg, self.learn_rate,
+            cv2.accumulateWeighted(grey, self._bg, self.learn_rate,
                                    (still & (objects == 0) & (on_cards == 0)).astype(np.uint8))
-            cv2.accumulateWeighted(gray.astype(np.float32), self._bg, self.learn_rate / 10,
+            cv2.accumulateWeighted(grey, self._bg, self.learn_rate / 10,
                                    (still & (objects > 0)).astype(np.uint8))
             moving |= objects
-        return MotionMap.of(self._blobs(moving), self.px_per_mm, self._blobs(only_moving))
+        return MotionMap.of(self._blobs(moving), self.px_per_mm, only_moving)
 
     def _blobs(self, mask: np.ndarray) -> np.ndarray:
         """Opened, and without specks smaller than ``min_blob_mm2`` (noise, JPEG)."""
+        if not mask.any():  # a still table: nothing to open
+            return mask.astype(bool)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self._kernel)
         if not mask.any():
             return mask.astype(bool)
