@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from companion.layouts import load_layout
 from companion.vision.calibration import CalibrationError, MatCalibrator
 from companion.vision.classify import THREADS
+from companion.vision.cores import HALF_THE_CORES
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
 from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
@@ -136,19 +137,22 @@ def bench_speed(frames: int) -> dict:
     only when their crop changed; a doubtful card two turns a frame, see
     companion.vision.reuse), and the served one again as ``Pipeline.run`` serves it (the
     next frame seen on a second thread while this one is read); then all three with a
-    profile enrolled from the table's own deck. The classifier has its served threads (classify.THREADS)."""
+    profile enrolled from the table's own deck. The classifier has its served threads
+    (classify.THREADS); overlapped, OpenCV has HALF_THE_CORES too (Pipeline.stream)."""
     image, spec = twenty_card_table()
     have_model = MODEL.is_file()
     configs = [("every crop, every frame, 1 rotation", 1, False, False, False),
-               ("as served: changed crops, 4 turns", 4, True, False, False),
-               ("as served, the next frame seen while this one is read", 4, True, False, True),
+               ("changed crops, 4 turns, one frame at a time", 4, True, False, False),
+               ("as served: changed crops, 4 turns, the next frame seen while this one is "
+                "read", 4, True, False, True),
                ("every crop, every frame, enrolled deck profile", 1, False, True, False),
-               ("as served with an enrolled deck profile", 4, True, True, False),
-               ("as served with a profile, the next frame seen while this one is read", 4,
-                True, True, True)]
+               ("an enrolled deck profile, one frame at a time", 4, True, True, False),
+               ("as served with an enrolled deck profile, the next frame seen while this "
+                "one is read", 4, True, True, True)]
     out = {}
     print(f"\n## Speed: 1280x720, 20 cards, {frames} frames, "
-          f"{cv2.getNumThreads()} OpenCV threads, {THREADS} onnxruntime threads; classifier: "
+          f"{cv2.getNumThreads()} OpenCV threads ({HALF_THE_CORES} when the halves overlap), "
+          f"{THREADS} onnxruntime thread(s); classifier: "
           f"{'shipped model' if have_model else 'NONE (no model yet; classify not timed)'}")
     profile = None
     for label, rotations, reuse, enrolled, overlap in configs:

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from companion.cards import Card, DeckKind, Rank, Suit, suits_of
+from companion.vision.cores import HALF_THE_CORES
 
 if TYPE_CHECKING:
     from companion.vision.enroll import DeckProfile
@@ -33,9 +34,10 @@ CROP_PX = 96
 # as surely as with four turns for all (no more accepted wrong), and 0.34 of them only once.
 REREAD_BELOW = 0.95
 TOP_K = 3
-# The pipeline's stages run one after another, so the model may have both cores of a 2-core
-# laptop while it reads (its threads do not spin between calls, see CardClassifier).
-THREADS = 2
+# The served pipeline reads one frame while its other half sees the next (Pipeline.stream),
+# so the model has half the cores: one on a 2-core laptop (its threads, where it has more
+# than one, do not spin between calls, see CardClassifier).
+THREADS = HALF_THE_CORES
 # A doubtful card lying still is read again on every frame: at this many quarter turns a
 # frame (two frames make all four). At 1 the fixture Ganjifa film asked 10 questions, not 8.
 TURNS_AGAIN = 2

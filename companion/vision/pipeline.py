@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 
 from companion.vision.calibration import (
@@ -28,6 +29,7 @@ from companion.vision.calibration import (
     DriftReport,
     MatCalibrator,
 )
+from companion.vision.cores import HALF_THE_CORES
 from companion.vision.detect import CardDetector, Detections
 from companion.vision.reuse import ReadingReuse
 from companion.vision.source import Frame, FrameSource
@@ -203,13 +205,21 @@ class Pipeline:
             frame = next(it, None)
             return None if frame is None else self.see(frame)
 
-        # ``frames`` is only ever advanced on the worker, one frame at a time; leaving the
-        # ``with`` waits for a frame still being seen (a consumer that stopped early).
-        with ThreadPoolExecutor(1, thread_name_prefix="pipeline-see") as worker:
-            ahead = worker.submit(see_next)
-            while (seen := ahead.result()) is not None:
+        # Each half has half the cores: OpenCV's own thread pool would only add overhead
+        # (2-core box: 58-62 fps with two OpenCV threads, 68-70 with one, and the model on
+        # one thread, classify.THREADS; docs/benchmarks.md).
+        before = cv2.getNumThreads()
+        cv2.setNumThreads(HALF_THE_CORES)
+        try:
+            # ``frames`` is only ever advanced on the worker, one frame at a time; leaving
+            # the ``with`` waits for a frame still being seen (a consumer that stopped early).
+            with ThreadPoolExecutor(1, thread_name_prefix="pipeline-see") as worker:
                 ahead = worker.submit(see_next)
-                yield self.read(seen)
+                while (seen := ahead.result()) is not None:
+                    ahead = worker.submit(see_next)
+                    yield self.read(seen)
+        finally:
+            cv2.setNumThreads(before)
 
     def run(self, source: FrameSource, overlap: bool = True) -> Iterator[FrameResult]:
         """:meth:`stream` over a whole source, which is closed at the end."""

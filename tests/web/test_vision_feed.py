@@ -16,7 +16,7 @@ from companion.vision.source import ImageFolderSource
 from companion.web.vision_feed import VisionFeed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
-from table_drawing import PALETTE, DrawnCard, render  # noqa: E402
+from table_drawing import PALETTE, DrawnCard, render
 
 
 class NothingSeen:
