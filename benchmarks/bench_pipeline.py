@@ -141,14 +141,13 @@ def bench_speed(frames: int) -> dict:
     (classify.THREADS); overlapped, OpenCV has HALF_THE_CORES too (Pipeline.stream)."""
     image, spec = twenty_card_table()
     have_model = MODEL.is_file()
+    ahead = "the next frame seen while this one is read"
     configs = [("every crop, every frame, 1 rotation", 1, False, False, False),
                ("changed crops, 4 turns, one frame at a time", 4, True, False, False),
-               ("as served: changed crops, 4 turns, the next frame seen while this one is "
-                "read", 4, True, False, True),
+               (f"as served: changed crops, 4 turns, {ahead}", 4, True, False, True),
                ("every crop, every frame, enrolled deck profile", 1, False, True, False),
                ("an enrolled deck profile, one frame at a time", 4, True, True, False),
-               ("as served with an enrolled deck profile, the next frame seen while this "
-                "one is read", 4, True, True, True)]
+               (f"as served with an enrolled deck profile, {ahead}", 4, True, True, True)]
     out = {}
     print(f"\n## Speed: 1280x720, 20 cards, {frames} frames, "
           f"{cv2.getNumThreads()} OpenCV threads ({HALF_THE_CORES} when the halves overlap), "
