@@ -11,6 +11,7 @@ from table_drawing import PALETTE, DrawnCard, render
 
 from companion.layouts import load_layout
 from companion.vision.classify import Classifications
+from companion.vision.cores import HALF_THE_CORES
 from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
 from companion.vision.source import FakeSource, Frame, SourceError
 from companion.vision.track import TableTracker
@@ -148,11 +149,12 @@ def _outcome(results) -> list:
 
 
 def test_seeing_the_next_frame_while_reading_this_one_changes_no_result():
-    seen_on, read_on = set(), set()
+    seen_on, read_on, opencv_threads = set(), set(), set()
 
     class Recording(Pipeline):
         def see(self, frame):
             seen_on.add(threading.get_ident())
+            opencv_threads.add(cv2.getNumThreads())
             return super().see(frame)
 
         def read(self, seen):
@@ -164,10 +166,14 @@ def test_seeing_the_next_frame_while_reading_this_one_changes_no_result():
     def results(overlap: bool):
         pipe = Recording(ColourOracle(), TableTracker(LAYOUT, stable_frames=4, remove_frames=5))
         return list(pipe.stream(iter(frames), overlap))
+    own = cv2.getNumThreads()
     alone = results(False)
-    assert seen_on == read_on == {threading.get_ident()}
+    assert seen_on == read_on == {threading.get_ident()} and opencv_threads == {own}
+    opencv_threads.clear()
     overlapped = results(True)
     assert len(seen_on) == 2 and read_on == {threading.get_ident()}  # a second thread saw
+    # each half has half the cores, and OpenCV its own count again afterwards
+    assert opencv_threads == {HALF_THE_CORES} and cv2.getNumThreads() == own
     assert _outcome(overlapped) == _outcome(alone)
     assert [r.frame_index for r in overlapped] == list(range(len(frames)))
     assert all(r.image is f.image for r, f in zip(overlapped, frames))
@@ -200,10 +206,12 @@ def test_a_source_failing_while_the_next_frame_is_seen_stops_the_run_with_its_er
 
 
 def test_a_run_stopped_early_closes_its_source_and_leaves_no_thread():
-    before = threading.active_count()
+    def seeing() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("pipeline-see")]
     source = _BrokenSource()
     run = Pipeline(ColourOracle()).run(source)
     assert next(run).frame_index == 0
+    assert seeing()  # the next frame is being seen meanwhile
     run.close()
     assert source.closed and source.taken <= 2
-    assert threading.active_count() == before
+    assert not seeing()
