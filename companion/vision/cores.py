@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 
-def usable_cores() -> int:
+def _usable_cores() -> int:
     """The cores this process may run on (a container's limit, not the host's count)."""
     try:
         return len(os.sched_getaffinity(0))
@@ -14,4 +14,4 @@ def usable_cores() -> int:
 
 
 # The served pipeline runs its two halves on two threads (Pipeline.stream): each gets half.
-HALF_THE_CORES = max(1, usable_cores() // 2)
+HALF_THE_CORES = max(1, _usable_cores() // 2)

@@ -32,20 +32,16 @@ def polar_templates(crops: np.ndarray) -> np.ndarray:
     return out
 
 
-def polar_similarity(query: np.ndarray, templates: np.ndarray) -> np.ndarray:
-    """Best normalised correlation over all rotations: (N, 3, A, R) x (M, ...) -> (N, M)."""
-    return polar_similarity_to(query, polar_spectra(templates))
-
-
 def polar_spectra(templates: np.ndarray) -> np.ndarray:
-    """The templates' half of :func:`polar_similarity`, (F, M, 3 * R) conjugate spectra over
-    the angle: the same for every crop, so a deck profile makes it once."""
+    """The templates' half of :func:`polar_similarity_to`, (F, M, 3 * R) conjugate spectra
+    over the angle: the same for every crop, so a deck profile makes it once."""
     tf = np.fft.rfft(templates, axis=2)
     return np.conj(tf.transpose(2, 0, 1, 3).reshape(tf.shape[2], len(templates), -1))
 
 
 def polar_similarity_to(query: np.ndarray, spectra: np.ndarray) -> np.ndarray:
-    """:func:`polar_similarity` against templates given by their :func:`polar_spectra`."""
+    """Best normalised correlation over all rotations of each query (N, 3, A, R) with each
+    of M templates given by their :func:`polar_spectra`: (N, M)."""
     n, m = len(query), spectra.shape[1]
     if n == 0 or m == 0:
         return np.zeros((n, m), np.float32)

@@ -23,7 +23,7 @@ from companion.vision.enroll import (
     read_manifest,
     save_profile,
 )
-from companion.vision.match import polar_similarity, polar_templates, recentre
+from companion.vision.match import polar_similarity_to, polar_spectra, polar_templates, recentre
 from companion.vision.track import TableTracker
 
 DECKS = Path(__file__).resolve().parents[3] / "shared" / "decks"
@@ -79,7 +79,8 @@ def test_polar_similarity_is_rotation_invariant():
         m = cv2.getRotationMatrix2D((f.shape[1] / 2, f.shape[0] / 2), angle, 1.0)
         turned.append(place_card(cv2.warpAffine(f, m, f.shape[:2][::-1]),
                                  np.random.default_rng(2), GENTLE))
-    sim = polar_similarity(polar_templates(np.stack(turned)), polar_templates(upright))
+    sim = polar_similarity_to(polar_templates(np.stack(turned)),
+                              polar_spectra(polar_templates(upright)))
     assert (sim.argmax(axis=1) == np.arange(len(cards))).all()
     assert np.diag(sim).min() > 0.5
 
