@@ -8,6 +8,8 @@ decks that print one emblem and a numeral instead of N pips.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -15,9 +17,22 @@ INNER = 0.78  # the part of the disc inside the border, as a fraction of the rad
 HUE_BINS, SAT_BINS = 12, 3
 
 
+@lru_cache(maxsize=4)
 def _inner_mask(n: int, frac: float = INNER) -> np.ndarray:
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) - (n - 1) / 2
-    return np.hypot(xx, yy) <= frac * n / 2
+    mask = np.hypot(xx, yy) <= frac * n / 2
+    mask.flags.writeable = False  # shared by every caller
+    return mask
+
+
+def _median_of_bytes(values: np.ndarray) -> float:
+    """np.median of uint8 values, from their histogram: the same number, several times
+    faster than sorting a few thousand of them."""
+    cum = np.cumsum(np.bincount(values, minlength=256))
+    n = int(cum[-1])
+    lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))
+    hi = int(np.searchsorted(cum, n // 2 + 1))
+    return (lo + hi) / 2
 
 
 def pip_count(crop: np.ndarray, max_count: int = 12) -> int:
@@ -27,10 +42,14 @@ def pip_count(crop: np.ndarray, max_count: int = 12) -> int:
     clearly in Lab. Blobs much smaller than the largest are dirt, numerals or details.
     """
     n = crop.shape[0]
-    lab = cv2.cvtColor(cv2.GaussianBlur(crop, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(cv2.GaussianBlur(crop, (0, 0), 1.0), cv2.COLOR_BGR2LAB)
     mask = _inner_mask(n)
-    field = np.median(lab[mask], axis=0)
-    dist = np.linalg.norm(lab - field, axis=2)
+    dist = None
+    for c in range(3):  # the squares summed channel by channel, as np.linalg.norm does
+        plane = lab[..., c]
+        d = plane.astype(np.float32) - np.float32(_median_of_bytes(plane[mask]))
+        dist = d * d if dist is None else dist + d * d
+    dist = np.sqrt(dist)
     fg = ((dist > max(18.0, np.percentile(dist[mask], 50) * 1.5)) & mask).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _count, _, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import cv2
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
 POLAR_ANGLES, POLAR_RADII = 96, 28
 
@@ -105,11 +105,20 @@ def local_matches(aligned: np.ndarray, patches: list[np.ndarray], box, search: i
         h, w = t.shape[1:]
         if h > area.shape[0] or w > area.shape[1]:
             continue
-        dot = sliding_window_view(area, (h, w)).reshape(-1, h * w) @ t.reshape(len(t), -1).T
+        dot = _windows(area, h, w) @ t.reshape(len(t), -1).T
         total, squares = (_window_sums(s, h, w) for s in sums)
         spread = np.sqrt(np.maximum(squares - total * total / (h * w), 1e-12))
         best = np.maximum(best, (dot / spread[:, None]).max(axis=0))
     return best
+
+
+def _windows(image: np.ndarray, h: int, w: int) -> np.ndarray:
+    """Every h x w window of a 2-D image (a view is fine), one row each, row-major (a copy)."""
+    rows, cols = image.shape[0] - h + 1, image.shape[1] - w + 1
+    step_y, step_x = image.strides
+    view = as_strided(image, (rows, cols, h, w), (step_y, step_x, step_y, step_x),
+                      writeable=False)
+    return view.reshape(rows * cols, h * w)
 
 
 def region_patches(templates: np.ndarray, box) -> list[np.ndarray]:
@@ -131,8 +140,8 @@ def region_patches(templates: np.ndarray, box) -> list[np.ndarray]:
 
 def _window_sums(integral: np.ndarray, h: int, w: int) -> np.ndarray:
     """The sum over every h x w window of an image, row-major, from its integral image."""
-    s = sliding_window_view(integral, (h + 1, w + 1))
-    return (s[..., -1, -1] - s[..., 0, -1] - s[..., -1, 0] + s[..., 0, 0]).ravel()
+    return (integral[h:, w:] - integral[:-h, w:] - integral[h:, :-w]
+            + integral[:-h, :-w]).ravel()
 
 
 def rotated(img: np.ndarray, degrees: float, shift=(0.0, 0.0), scale: float = 1.0

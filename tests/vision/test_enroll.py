@@ -95,6 +95,35 @@ def test_cues_count_pips_on_our_number_cards():
     assert counts[0] < counts[1] < counts[2]
 
 
+def test_the_byte_median_is_numpys_median():
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 7, 8, 1001, 7000):
+        for values in (rng.integers(0, 256, n, dtype=np.uint8),
+                       rng.integers(100, 104, n, dtype=np.uint8)):
+            assert cues._median_of_bytes(values) == np.median(values)
+
+
+def test_the_pip_count_is_the_same_as_counting_with_float_lab_and_numpys_norm():
+    """pip_count takes shortcuts (a byte histogram for the median, the norm written out):
+    it must count what the plain arithmetic counts."""
+    def plain(crop):
+        n = crop.shape[0]
+        lab = cv2.cvtColor(cv2.GaussianBlur(crop, (0, 0), 1.0),
+                           cv2.COLOR_BGR2LAB).astype(np.float32)
+        mask = cues._inner_mask(n)
+        dist = np.linalg.norm(lab - np.median(lab[mask], axis=0), axis=2)
+        fg = ((dist > max(18.0, np.percentile(dist[mask], 50) * 1.5)) & mask).astype(np.uint8)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        areas = cv2.connectedComponentsWithStats(fg, connectivity=8)[2][1:, cv2.CC_STAT_AREA]
+        return 0 if not len(areas) else min(int((areas >= max(12, 0.25 * areas.max())).sum()),
+                                            12)
+    rng = np.random.default_rng(2)
+    cards = list(deck_cards(DeckKind.MUGHAL))
+    crops = [place_card(_face(cards[int(rng.integers(len(cards)))], int(rng.integers(8)), 0),
+                        rng, POSES["overlapped"]) for _ in range(40)]
+    assert [cues.pip_count(c) for c in crops] == [plain(c) for c in crops]
+
+
 def test_colour_signature_is_a_distribution_and_tells_suits_apart():
     from companion.cards import Rank, Suit
     rng = np.random.default_rng(0)
