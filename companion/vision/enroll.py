@@ -171,7 +171,8 @@ class DeckProfile:
         the crop to the suit's reference card, centres it, and correlates it with each card
         of the suit, mostly over the pixels where that suit's cards differ from each other.
         Cards outside the best suits get the lowest fine score of the crop. Returns (fine
-        score relative to the suit's best, the match itself; -1 where not compared).
+        score relative to the best compared card of its kind, see :attr:`_is_number`; the
+        match itself, -1 where not compared).
         """
         n, m = coarse.shape
         fine = np.zeros((n, m), np.float32)
@@ -190,12 +191,16 @@ class DeckProfile:
             got = np.zeros(m, bool)
             for su in best_suits:
                 members, ref, box, patches = self._suits[su]
-                fine[i, members] = self._turned_matches(q_grey[i], ref, box, patches)
-                detail[i, members] = fine[i, members]
-                # Relative to the suit's best card: the fine stage picks the card within a
-                # suit; which suit stays the coarse evidence's call.
-                fine[i, members] -= fine[i, members].max()
+                detail[i, members] = self._turned_matches(q_grey[i], ref, box, patches)
                 got[members] = True
+            # Each card relative to the best compared card of its kind (see _is_number).
+            numbers = got & self._is_number
+            if numbers.any():
+                fine[i, numbers] = detail[i, numbers] - detail[i, numbers].max()
+            for su in best_suits:
+                courts = self._courts[su]
+                if len(courts):
+                    fine[i, courts] = detail[i, courts] - detail[i, courts].max()
             fine[i, ~got] = fine[i, got].min() if got.any() else 0.0
         return fine, detail
 
@@ -227,6 +232,28 @@ class DeckProfile:
             box = _box(self.suit_weights[su])
             out[su] = (members, int(members[0]), box, region_patches(self.grey[members], box))
         return out
+
+    @cached_property
+    def _is_number(self) -> np.ndarray:
+        """(M,) bool: the number cards; the others are courts.
+
+        The fine comparison ranks number cards against every compared number card, and a
+        court against its suit's courts; a number card or a court is the coarse evidence's
+        call. A suit's numeral box held against a court matches a blank field or a figure's
+        edge about as well as a half-seen numeral: PySolFC Mughal crops of a Barat 4 (its
+        "4" in plain view) and of a Barat 1 were read as the Barat raja, though the whole
+        card (an emblem, not a figure) favoured a number card. Number cards are compared
+        across suits because a crop turned onto another suit's emblem puts its numeral in
+        the wrong place: a Rama 1 under a warm light, whose colour looked like Balarama's,
+        matched the Rama 1's numeral at 0.96 and no Balarama number card above 0.37.
+        Courts are not, since a deck draws one court figure on every suit's colour."""
+        return self.pips >= 0
+
+    @cached_property
+    def _courts(self) -> dict[str, np.ndarray]:
+        """Per suit, its court cards' indices."""
+        return {su: members[~self._is_number[members]]
+                for su, (members, *_) in self._suits.items()}
 
     @cached_property
     def _number_cards(self) -> list[np.ndarray]:
