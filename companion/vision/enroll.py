@@ -193,14 +193,12 @@ class DeckProfile:
                 members, ref, box, patches = self._suits[su]
                 detail[i, members] = self._turned_matches(q_grey[i], ref, box, patches)
                 got[members] = True
-            # Each card relative to the best compared card of its kind (see _is_number).
+                courts = self._courts[su]  # each card relative to the best of its kind
+                if len(courts):
+                    fine[i, courts] = detail[i, courts] - detail[i, courts].max()
             numbers = got & self._is_number
             if numbers.any():
                 fine[i, numbers] = detail[i, numbers] - detail[i, numbers].max()
-            for su in best_suits:
-                courts = self._courts[su]
-                if len(courts):
-                    fine[i, courts] = detail[i, courts] - detail[i, courts].max()
             fine[i, ~got] = fine[i, got].min() if got.any() else 0.0
         return fine, detail
 
@@ -258,7 +256,7 @@ class DeckProfile:
     @cached_property
     def _number_cards(self) -> list[np.ndarray]:
         """Per suit with number cards, their indices."""
-        groups = [members[self.pips[members] >= 0] for members, *_ in self._suits.values()]
+        groups = [members[self._is_number[members]] for members, *_ in self._suits.values()]
         return [g for g in groups if len(g)]
 
     @cached_property
