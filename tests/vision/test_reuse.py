@@ -108,6 +108,28 @@ def test_doubtful_cards_are_read_on_every_frame_unless_they_must_take_turns():
     assert oracle.batches[-1][-1] == "surya-4" and len(oracle.batches[-1]) == 2
 
 
+def test_a_card_long_doubtful_is_read_less_often_until_a_hand_comes_near():
+    rng = np.random.default_rng(5)
+    reuse = ReadingReuse(max_doubtful=2, patient_after=3, patient_frames=4)
+    oracle = CountingOracle(confidence=0.5)
+    read_on = []
+    for f in range(12):
+        out = reuse.classify(oracle, _det([(100, 100)], [30], rng), f)
+        if out.evidence[0]:
+            read_on.append(f)
+    assert read_on == [0, 1, 2, 6, 10] and oracle.read == 5
+    reuse.classify(oracle, _det([(100, 100)], [30], rng), 12, np.array([True]))
+    read_on = [f for f in range(13, 17)
+               if reuse.classify(oracle, _det([(100, 100)], [30], rng), f).evidence[0]]
+    assert read_on == [13, 14, 15]  # afresh after the hand, as a card just laid
+    every = ReadingReuse(patient_after=3, patient_frames=4)  # the model alone: no turns
+    near_the_bar = ReadingReuse(max_doubtful=2, patient_after=3, patient_frames=4)
+    hovering = CountingOracle(confidence=0.8)
+    for f in range(8):
+        assert every.classify(oracle, _det([(100, 100)], [30], rng), f).evidence[0]
+        assert near_the_bar.classify(hovering, _det([(100, 100)], [30], rng), f).evidence[0]
+
+
 class TurningOracle(CountingOracle):
     """A classifier that reads crops at quarter turns: records what it was asked."""
 
