@@ -34,15 +34,14 @@ from companion.cards import Card, CardIdError, DeckKind, Suit, suits_of
 from companion.vision import cues
 from companion.vision.crops import CROP_PX, GENTLE, place_card
 from companion.vision.match import (
+    Region,
     align,
     align_candidates,
     grey,
-    local_matches,
     polar_similarity_to,
     polar_spectra,
     polar_templates,
     recentre,
-    region_patches,
 )
 
 if TYPE_CHECKING:
@@ -190,8 +189,8 @@ class DeckProfile:
                     break
             got = np.zeros(m, bool)
             for su in best_suits:
-                members, ref, box, patches = self._suits[su]
-                detail[i, members] = self._turned_matches(q_grey[i], ref, box, patches)
+                members, ref, region = self._suits[su]
+                detail[i, members] = self._turned_matches(q_grey[i], ref, region)
                 got[members] = True
                 courts = self._courts[su]  # each card relative to the best of its kind
                 if len(courts):
@@ -202,8 +201,7 @@ class DeckProfile:
             fine[i, ~got] = fine[i, got].min() if got.any() else 0.0
         return fine, detail
 
-    def _turned_matches(self, query: np.ndarray, ref: int, box, patches: list[np.ndarray]
-                        ) -> np.ndarray:
+    def _turned_matches(self, query: np.ndarray, ref: int, region: Region) -> np.ndarray:
         """The detail match of each card of a suit, at the best of the crop's candidate turns.
 
         Emblems that look alike half a turn (or a quarter) apart can leave the whole-image
@@ -211,8 +209,7 @@ class DeckProfile:
         PySolFC Mughal, comparing the numeral at each of three turns read 542 of 576 cards
         right against 535 at the best-aligned turn alone.
         """
-        return np.max([local_matches(a, patches, box)
-                       for a in align_candidates(query, self.grey[ref], self.weights.fine_turns)],
+        return np.max([region.matches(a) for a in align_candidates(query, self.grey[ref], self.weights.fine_turns)],
                       axis=0)
 
     @cached_property
@@ -220,15 +217,15 @@ class DeckProfile:
         return polar_spectra(self.templates)  # the same for every crop read
 
     @cached_property
-    def _suits(self) -> dict[str, tuple[np.ndarray, int, tuple, list[np.ndarray]]]:
-        """Per suit: its cards' indices, its reference card, the box where its number cards
-        differ, and that box of every card ready to match (the same for every crop)."""
+    def _suits(self) -> dict[str, tuple[np.ndarray, int, Region]]:
+        """Per suit: its cards' indices, its reference card, and the region where its
+        number cards differ, ready to match (the same for every crop)."""
         suits = np.array(self._card_suits)
         out = {}
         for su in dict.fromkeys(suits):
             members = np.flatnonzero(suits == su)
-            box = _box(self.suit_weights[su])
-            out[su] = (members, int(members[0]), box, region_patches(self.grey[members], box))
+            region = Region.of(self.grey[members], _box(self.suit_weights[su]))
+            out[su] = (members, int(members[0]), region)
         return out
 
     @cached_property

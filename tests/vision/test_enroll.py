@@ -406,3 +406,22 @@ def test_companion_enroll_builds_a_profile_and_says_whether_the_model_knows_the_
     (folder / "manifest.csv").write_text("file,card\nmissing.png,surya-1\n")
     assert main(["enroll", "--deck-dir", str(folder), "--name", "x", "--out", str(out)]) == 2
     assert "missing or not an image" in capsys.readouterr().err
+
+
+def test_a_whole_disc_region_is_matched_at_half_resolution_and_still_counts_pips():
+    """Our own art's number cards differ by pips all over the disc: their region is
+    matched at half resolution, and each card still matches itself best."""
+    from companion.vision.enroll import card_crop
+    from companion.vision.match import Region, grey, local_matches, region_patches, rotated
+    suit = deck_cards(DeckKind.MUGHAL)[:10]  # one suit's number cards
+    greys = np.stack([grey(card_crop(_face(c, 3, 5))) for c in suit])
+    whole = Region.of(greys, (2, 94, 2, 94))
+    assert whole.step == 2 and whole.box == (1, 47, 1, 47)
+    for k in range(len(greys)):  # as the detector cuts it: a little off centre, softer
+        seen = cv2.GaussianBlur(rotated(greys[k], 0.0, (1.5, -2.0), 1.02), (0, 0), 0.8)
+        assert int(np.argmax(whole.matches(seen))) == k
+    box = (20, 50, 30, 70)
+    numeral = Region.of(greys, box)
+    assert numeral.step == 1
+    assert np.array_equal(numeral.matches(greys[4]),
+                          local_matches(greys[4], region_patches(greys, box), box))
