@@ -209,8 +209,8 @@ class DeckProfile:
         PySolFC Mughal, comparing the numeral at each of three turns read 542 of 576 cards
         right against 535 at the best-aligned turn alone.
         """
-        return np.max([region.matches(a) for a in align_candidates(query, self.grey[ref], self.weights.fine_turns)],
-                      axis=0)
+        turns = align_candidates(query, self.grey[ref], self.weights.fine_turns)
+        return np.max([region.matches(a) for a in turns], axis=0)
 
     @cached_property
     def _polar_spectra(self) -> np.ndarray:

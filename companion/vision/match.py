@@ -135,9 +135,9 @@ class Region:
     @classmethod
     def of(cls, templates: np.ndarray, box) -> Region:
         """A deck whose number cards differ by pips all over the disc (our own art) has a
-        box as large as the disc; matched at full resolution it cost about 6 ms a call,
-        three calls a suit, where a numeral's box costs about 1. Pips are large: half the
-        resolution still tells their counts apart."""
+        box as large as the disc; matched at full resolution it cost 5-8 ms a call, three
+        calls a suit, where a numeral's box costs 0.5. Pips are large: half the resolution
+        still tells their counts apart (0.45 ms)."""
         y0, y1, x0, x1 = box
         if max(y1 - y0, x1 - x0) <= HALF_RES_ABOVE:
             return cls(tuple(box), region_patches(templates, box))
