@@ -13,7 +13,8 @@ Six measurements:
    rotation, scale, offset, light and camera noise of it).
 3. The committed held-out fixture scenes (camera images: tilt, lens, JPEG, lights, hands):
    every card cut at its true position, read with its table's deck as served, split by
-   style, pose, light and how much of the card shows; the same cards with no deck given.
+   style, pose, light, sharpness (thirds) and how much of the card shows; the same cards
+   with no deck given.
 4. Scenes rendered with seed 4242 (neither training nor fixtures; the set models are chosen
    on): whole face-up cards read with the deck mask, and how many readings clear the
    tracker's bar and are wrong all the same.
@@ -132,6 +133,10 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
                                          d["camera"]["K"], d["camera"]["k1"]))
             rows.append((c, pose, d["lighting"]))
     crops = np.stack(crops)
+    sharp = _sharpness(crops)
+    judged_sharp = [sharp[i] for i, (c, _, _) in enumerate(rows)
+                    if c["face_up"] and c["visible_fraction"] >= 0.7]
+    thirds = np.percentile(judged_sharp, [100 / 3, 200 / 3])
     by = defaultdict(lambda: [0, 0])
     unmasked = clf.classify(crops)
     judged = []  # (reading, confidence, truth) of the face-up cards >= 0.7 visible
@@ -159,8 +164,9 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
             by[f"visible {vis}"][1] += 1
             if c["visible_fraction"] < 0.7:
                 continue
+            third = ("blurriest", "middle", "sharpest")[int(np.searchsorted(thirds, sharp[i]))]
             for k in ("all (visible >=0.7)", f"style {c['source']}", f"pose {pose}",
-                      f"light {light}"):
+                      f"light {light}", f"sharpness: {third} third"):
                 by[k][0] += ok
                 by[k][1] += 1
             judged.append((res.card_ids[j], res.confidence[j], c["card_id"]))
@@ -168,6 +174,19 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
     by[f"all (visible >=0.7), read at the tracker's bar ({SURE})"] = [sure, len(judged)]
     by["all (visible >=0.7), wrong among those"] = [wrong, sure]
     return dict(by)
+
+
+def _sharpness(crops: np.ndarray) -> np.ndarray:
+    """(N,) how much detail each crop's centre keeps: the variance of its (lightly
+    smoothed) Laplacian over its own variance, so that blur lowers it and dim light alone
+    does not."""
+    out = []
+    for crop in crops:
+        n = crop.shape[0]
+        g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)[n // 6:-n // 6, n // 6:-n // 6]
+        g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.0)  # camera noise is not detail
+        out.append(cv2.Laplacian(g, cv2.CV_32F).var() / (g.var() + 1.0))
+    return np.array(out)
 
 
 CHOICE_SEED = 4242
