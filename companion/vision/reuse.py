@@ -156,7 +156,7 @@ class ReadingReuse:
         return Classifications.from_rows(rows, timing, evidence)
 
     def _patient(self, old: _Remembered, frame_index: int) -> bool:
-        """A card long doubtful waits for its slower turn (only where cards take turns)."""
+        """A card read low for long waits for its slower turn (only where cards take turns)."""
         return (self.max_doubtful is not None and old.low_reads >= self.patient_after
                 and frame_index - old.read_at < self.patient_frames)
 

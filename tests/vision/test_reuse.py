@@ -108,7 +108,7 @@ def test_doubtful_cards_are_read_on_every_frame_unless_they_must_take_turns():
     assert oracle.batches[-1][-1] == "surya-4" and len(oracle.batches[-1]) == 2
 
 
-def test_a_card_long_doubtful_is_read_less_often_until_a_hand_comes_near():
+def test_a_card_read_low_for_long_is_read_less_often_until_a_hand_comes_near():
     rng = np.random.default_rng(5)
     reuse = ReadingReuse(max_doubtful=2, patient_after=3, patient_frames=4)
     oracle = CountingOracle(confidence=0.5)
