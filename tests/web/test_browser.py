@@ -258,7 +258,10 @@ def test_scoreboard_persists_across_a_server_restart(server, page, tmp_path):
     page.locator("#m-moves button").first.click()
     page.wait_for_function("document.querySelector('#m-turn').textContent.includes('Omar')")
     page.goto(srv.url + "/setup")
-    page.locator("#end-winners input").nth(1).check()
+    omar = page.locator("#end-winners input").nth(1)
+    omar.check()
+    page.evaluate("refreshState()")  # the state changes (a card seen) while players choose
+    assert omar.is_checked()
     page.click("#end-game")
     page.goto(srv.url + "/scoreboard")
     page.wait_for_selector("#totals tbody tr")

@@ -243,7 +243,10 @@ async function initSetup() {
   $("#calib-save").onclick = async () => { try { await api("/api/calibration", { json: { corners } }); flash("Corners saved"); } catch (e) { flash(e.message); } };
   drawCalibration();
   App.listeners.push((st) => {
-    const box = $("#end-winners"); box.innerHTML = "";
+    // Drawn again only for other seats: every state change (a card seen) would untick them.
+    const box = $("#end-winners"), seats = JSON.stringify(st.game ? st.game.seats : null);
+    if (box.dataset.seats === seats) return;
+    box.dataset.seats = seats; box.innerHTML = "";
     if (!st.game) { box.textContent = "No game in progress."; return; }
     st.game.seats.forEach((n, i) => box.append(el("label", {}, el("input", { type: "checkbox", value: i }), " " + n + " won")));
   });
