@@ -147,9 +147,8 @@ class DeckProfile:
         p = heads.suit[:, suit_idx] * heads.rank[:, rank_idx]
         s += w.heads * np.log(np.clip(p, 1e-6, 1.0))
         counts = np.array([cues.pip_count(c) for c in crops])
-        is_number = self.pips >= 0
         diff = np.abs(counts[:, None] - self.pips[None, :])
-        s -= w.pips * np.where(is_number[None, :], np.minimum(diff, 4), 0)
+        s -= w.pips * np.where(self._is_number[None, :], np.minimum(diff, 4), 0)
         sigs = np.stack([cues.colour_signature(c) for c in crops])
         s -= w.colour * cues.signature_distance(sigs[:, None, :], self._suit_sigs[None, :, :])
         for numbers in self._number_cards:  # see Weights.within

@@ -132,8 +132,7 @@ class ReadingReuse:
         doubtful.sort()
         waiting = doubtful[self.max_doubtful:] if self.max_doubtful is not None else []
         doubtful = doubtful[:self.max_doubtful]  # its turn: the longest unread first
-        kept_before = {i: kept[i].row for _, i in doubtful}  # read again, a turn further
-        low_before = {i: kept[i].low_reads for i in kept_before}
+        kept_before = {i: kept[i] for _, i in doubtful}  # read again, a turn further
         for i in kept_before:
             rows[i] = kept[i] = None
         for _, i in waiting:
@@ -141,13 +140,16 @@ class ReadingReuse:
         todo = [i for i in range(n) if rows[i] is None and not (skip is not None and skip[i])]
         timing: dict[str, float] = {}
         if todo:
-            read = self._read(classifier, det.crops[todo], [kept_before.get(i) for i in todo],
+            before = [kept_before.get(i) for i in todo]
+            read = self._read(classifier, det.crops[todo], [b and b.row for b in before],
                               frame_index)
             timing = dict(getattr(read, "timing_ms", {}) or {})
             self.reads += len(todo)
-            for j, i in enumerate(todo):
+            for j, (i, b) in enumerate(zip(todo, before)):
                 rows[i] = read.row(j)
-                low = low_before.get(i, 0) + 1 if rows[i].confidence < self.patient_below else 0
+                low = 0
+                if rows[i].confidence < self.patient_below:
+                    low = (b.low_reads if b else 0) + 1
                 kept[i] = _Remembered(det.centers_mm[i], thumbs[i], rows[i], frame_index,
                                       low_reads=low)
         rows = [UNREAD if r is None else r for r in rows]
