@@ -83,6 +83,7 @@ class TrainConfig:
     stream_capacity: int = 0
     also_widths: tuple[tuple[int, int, int, int], ...] = ()  # sizes trained on the same batches
     checkpoint: Path | None = None  # also save the weights here (export_checkpoint reads them)
+    init_from: Path | None = None  # an exported model (ONNX) to train on from (train_init)
 
 
 _FIELDS = {f.name for f in fields(TrainConfig)}
@@ -283,6 +284,9 @@ def train(cfg: TrainConfig, log=print) -> dict:
     Sizes in ``cfg.also_widths`` are trained alongside on the very same batches and
     exported next to ``cfg.out`` (``NAME-w24-48-96-192.onnx``), so that sizes can be
     compared on equal data."""
+    if cfg.init_from is not None and (cfg.stream_capacity or cfg.also_widths):
+        raise ValueError("--init-from trains one size on a pool rendered first "
+                         "(no --stream-capacity, no --also-widths)")
     torch.manual_seed(cfg.seed)
     t0 = time.time()
     bank = render_bank(cfg)
@@ -298,6 +302,9 @@ def train(cfg: TrainConfig, log=print) -> dict:
     opts = [torch.optim.AdamW(list(n.parameters()) + list(h.parameters()), lr=cfg.lr,
                               weight_decay=1e-4) for n, h in zip(nets, heads)]
     gen = torch.Generator().manual_seed(cfg.seed)
+    if cfg.init_from is not None:
+        _start_from(cfg.init_from, nets[0], heads[0], x_all, y_all, gen)
+        log(f"starting from the weights of {cfg.init_from}")
     history = []
     t_train = time.time()
     budget = cfg.minutes * 60
@@ -373,6 +380,20 @@ def train(cfg: TrainConfig, log=print) -> dict:
     return card
 
 
+def _start_from(path: Path, net: CardNet, head: CosineCards, x_all, y_all, gen) -> None:
+    """``net`` takes the weights of the exported model at ``path``, and ``head`` each card's
+    mean embedding under them (companion.train_init)."""
+    from companion.train_init import card_weights, load_exported
+    pick = torch.randperm(len(x_all), generator=gen)[:20_000].to(x_all.device)
+    net.cpu()
+    x, y = x_all[pick].cpu(), y_all[pick].cpu()
+    load_exported(net, path, x[:4096])
+    card = torch.where(y[:, 2] == C.KIND_CARD, y[:, 3], torch.full_like(y[:, 3], -1))
+    with torch.no_grad():
+        head.w.copy_(card_weights(net, x, card, head.w.shape[0]))
+    net.to(x_all.device)
+
+
 def _widths_path(out: Path, widths) -> Path:
     return out.with_name(f"{out.stem}-w{'-'.join(map(str, widths))}{out.suffix}")
 
@@ -405,7 +426,7 @@ def _recipe(cfg: TrainConfig) -> dict:
 
 def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float) -> dict:
     """ONNX (int8 when ``cfg.quantize``) and the model card."""
-    from companion.vision.classify import write_model_card
+    from companion.vision.classify import load_model_card, write_model_card
     model.eval()
     cfg.out.parent.mkdir(parents=True, exist_ok=True)
     px = cfg.input_px
@@ -443,6 +464,8 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
                      "recipe": recipe, "seconds": round(seconds, 1), "history": history},
         "accuracy": {},
     }
+    if cfg.init_from is not None:
+        card["training"]["started_from"] = load_model_card(cfg.init_from)["training"]
     write_model_card(cfg.out, card)
     return card
 

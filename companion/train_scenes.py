@@ -30,6 +30,9 @@ from companion.vision import crops as C
 from companion.vision.classify import INPUT_PX, preprocess
 
 TRAINING_SCENE_SEED = 9001
+# Scene seeds that measure models, and so are never trained on.
+EVALUATION_SCENE_SEEDS = {2026: "the held-out fixture scenes", 4242: "the scenes models are "
+                          "chosen on", 9002: "the int8 calibration scenes"}
 FRAME_SIZES = ((960, 540), (1280, 720))
 CARD_RADIUS_MM = 32.5  # the printed mat's 65 mm cards, as the detector cuts them
 WOBBLE_MM = 2.5  # the detector's centre moves by 2-4 mm between frames

@@ -49,6 +49,14 @@ def _register_train(sub) -> None:
     p.add_argument("--from-checkpoint", type=Path, default=None,
                    help="train nothing: export the weights a run saved with --checkpoint "
                         "(the size given by --widths, else its first) to --out")
+    p.add_argument("--init-from", type=Path, default=None,
+                   help="train on from the weights of this exported model (ONNX of the "
+                        "same widths), e.g. models/card_classifier.onnx")
+    p.add_argument("--lr", type=float, default=None, help="peak learning rate (default 0.004)")
+    p.add_argument("--crop-seed", type=int, default=None,
+                   help="seed of the pasted training crops (default 1, the shipped model's)")
+    p.add_argument("--scene-seed", type=int, default=None,
+                   help="seed of the training scenes (default 9001)")
     p.add_argument("--tiny", action="store_true",
                    help="a seconds-long smoke run on a few cards (for CI)")
     p.set_defaults(handler=_train)
@@ -103,8 +111,27 @@ def _train(args: argparse.Namespace) -> int:
         changes["also_widths"] = tuple(_widths(w) for w in args.also_widths.split(";"))
     if args.checkpoint:
         changes["checkpoint"] = args.checkpoint
+    if args.init_from:
+        if not args.init_from.is_file():
+            raise UsageError(f"--init-from {args.init_from}: no such model")
+        changes["init_from"] = args.init_from
+    if args.lr is not None:
+        if not args.lr > 0:
+            raise UsageError("--lr must be positive")
+        changes["lr"] = args.lr
+    if args.crop_seed is not None:
+        changes["seed"] = args.crop_seed
+    if args.scene_seed is not None:
+        from companion.train_scenes import EVALUATION_SCENE_SEEDS
+        if args.scene_seed in EVALUATION_SCENE_SEEDS:
+            raise UsageError(f"--scene-seed {args.scene_seed} renders "
+                             f"{EVALUATION_SCENE_SEEDS[args.scene_seed]}: never train on them")
+        changes["scene_seed"] = args.scene_seed
     cfg = dataclasses.replace(cfg, **changes)
-    T.train(cfg, log=lambda m: print(m, flush=True))
+    try:
+        T.train(cfg, log=lambda m: print(m, flush=True))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     return 0
 
 

@@ -105,6 +105,19 @@ def write_model_card(model_path: Path, card: dict) -> None:
     model_path.with_suffix(".md").write_text(_card_markdown(card, model_path))
 
 
+def _started_from(training: dict) -> list[str]:
+    """Lines for a model trained on from another one's weights (``train --init-from``)."""
+    before = training.get("started_from")
+    if not before:
+        return []
+    rec = before["recipe"]
+    return [(f"- started from the weights of `{training['recipe']['init_from']}` (crop seed "
+            f"{training['recipe']['seed']} here), itself trained on {rec['pool']} pasted "
+            f"crops and {rec.get('scenes', 0)} scenes (seed {rec.get('scene_seed', '-')}, crop "
+            f"seed {rec['seed']}) for {len(before['history'])} passes in "
+            f"{before['seconds'] / 60:.1f} min")]
+
+
 def _card_markdown(card: dict, model_path: Path) -> str:
     tr = card["training"]
     rec = tr["recipe"]
@@ -144,7 +157,8 @@ def _card_markdown(card: dict, model_path: Path) -> str:
         (f"- losses: cross-entropy on suit, rank, kind; cosine-margin classifier over the 216 "
         f"cards on the embedding; trained in {tr['seconds'] / 60:.1f} min on "
         f"{rec['threads']} CPU thread{'s' if rec['threads'] != 1 else ''}, rendering included"),
-        f"- last epoch: {tr['history'][-1] if tr['history'] else 'n/a'}", "",
+        f"- last epoch: {tr['history'][-1] if tr['history'] else 'n/a'}",
+        *_started_from(tr), "",
         "## Measured accuracy", "",
     ]
     acc = card.get("accuracy") or {}
