@@ -47,6 +47,10 @@ MODEL_OVERRULES = 0.8
 # A profile whose enrolment views the model alone names this well is of a deck the model
 # knows (our printed deck): the profile picks the card, and the model says how sure.
 KNOWN_ART = 0.9
+# ... and the card is the one both the profile and the model find likely (their product):
+# the profile's pip and detail comparisons, made for art the model never saw, misread our
+# own art under a tilted camera. On 100 fixture scenes each read with its own deck enrolled
+# (420 cards), the profile alone named 93.6% right, the model alone 96.9%, the two 97.1%.
 # With a profile of art the model does not know, a card is taken only on readings this sure.
 # The real-art films' sure-but-wrong cards were read at 0.82-0.85 (a numeral off by one
 # under blur); at this bar the Kendra Kari film names no wrong card (2 at the tracker's 0.8).
@@ -263,6 +267,11 @@ class HeadOutputs:
         return cls(*(np.concatenate(a) for a in zip(*(p.arrays for p in parts))))
 
 
+def _times(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Rows of ``p * q`` normalised to sum to one, in logs so that no row underflows."""
+    return _softmax(np.log(np.maximum(p, 1e-30)) + np.log(np.maximum(q, 1e-30)))
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -419,6 +428,8 @@ class CardClassifier:
                 kind[backs, 0] = 0.0
                 h = replace(h, kind=kind)
             ids, probs, detail = self.profile.card_probabilities(crops, h)
+            if self.profile.model_agreement >= KNOWN_ART:
+                probs = _times(probs, self.profile.model_probabilities(h))
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)
         else:

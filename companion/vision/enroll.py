@@ -143,9 +143,7 @@ class DeckProfile:
         emb = heads.embedding @ self.view_embeddings.T  # (N, M * V)
         s = w.embedding * emb.reshape(n, m, -1).max(axis=2)
         s += w.template * polar_similarity_to(polar_templates(crops), self._polar_spectra)
-        suit_idx, rank_idx = self._head_index
-        p = heads.suit[:, suit_idx] * heads.rank[:, rank_idx]
-        s += w.heads * np.log(np.clip(p, 1e-6, 1.0))
+        s += w.heads * np.log(np.clip(self.model_probabilities(heads), 1e-6, 1.0))
         counts = np.array([cues.pip_count(c) for c in crops])
         diff = np.abs(counts[:, None] - self.pips[None, :])
         s -= w.pips * np.where(self._is_number[None, :], np.minimum(diff, 4), 0)
@@ -263,6 +261,11 @@ class DeckProfile:
     def _suit_sigs(self) -> np.ndarray:
         """(M, H): each enrolled card's suit colour signature."""
         return np.stack([self.suit_signatures[su] for su in self._card_suits])
+
+    def model_probabilities(self, heads: HeadOutputs) -> np.ndarray:
+        """(N, M) the model's own p(suit) * p(rank) of each enrolled card."""
+        suit_idx, rank_idx = self._head_index
+        return heads.suit[:, suit_idx] * heads.rank[:, rank_idx]
 
     @cached_property
     def _head_index(self) -> tuple[np.ndarray, np.ndarray]:

@@ -182,8 +182,10 @@ def test_a_deck_the_model_knows_is_read_as_surely_as_the_model_reads_it():
 @needs_model
 def test_an_enrolled_reading_the_model_is_sure_is_wrong_is_asked_about():
     """Two cards enrolled under each other's names (a slip in the manifest): the profile
-    names the swapped card, the model alone is sure of the printed one, and the reading
-    must stay below the tracker's bar rather than report either card surely."""
+    names the swapped card, the model alone is sure of the printed one. A reading of the
+    swapped name must stay below the tracker's bar; on a deck the model knows, where the
+    card is the one both find likely (``classify.KNOWN_ART``), the printed card may be
+    read surely, and is then right."""
     bar = TableTracker().min_confidence
     cards = deck_cards(DeckKind.MUGHAL)
     six, seven = Card.parse("shamsher-6"), Card.parse("shamsher-7")
@@ -198,7 +200,8 @@ def test_an_enrolled_reading_the_model_is_sure_is_wrong_is_asked_about():
     for crop, card in zip(crops, (six, seven) * 3):
         res = enrolled.classify(crop[None])
         assert res.card_ids[0] in (six.id, seven.id)
-        assert res.confidence[0] < bar, (card.id, res.card_ids[0], res.confidence[0])
+        if res.card_ids[0] != card.id:
+            assert res.confidence[0] < bar, (card.id, res.card_ids[0], res.confidence[0])
 
 
 @needs_model
