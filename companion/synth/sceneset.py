@@ -27,6 +27,18 @@ def scene_source(source: str, index: int) -> str:
     return source
 
 
+def scene_print(truth: dict) -> tuple[int, int]:
+    """(style, print seed) of the deck of our own art in a scene that ``write_scene_set``
+    wrote (its JSON), drawn again from the scene's seed: the faces a player holding that
+    deck would enrol (``render_face(card, style, seed, ...)``)."""
+    w, h = truth["image_size"]
+    seed, index = truth["scene_seed"]
+    spec = random_scene_spec(np.random.default_rng([seed, index]), w, h,
+                             source=scene_source("own", index), lighting=truth["lighting"])
+    placed = spec.cards[0]
+    return int(placed.source.removeprefix("style-")), placed.seed
+
+
 def write_scene_set(out_dir: Path, count: int, seed: int = 0, width: int = 1280,
                     height: int = 720, source: str = "own", jpeg_quality: int = 90,
                     progress: ProgressBar | None = None) -> list[str]:

@@ -11,8 +11,7 @@ import pytest
 
 from companion.cards import Card, deck_cards
 from companion.synth.faces import render_face
-from companion.synth.scene import random_scene_spec
-from companion.synth.sceneset import scene_source
+from companion.synth.sceneset import scene_print
 from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, CardClassifier
 from companion.vision.crops import crop_from_frame
 from companion.vision.enroll import enroll_images
@@ -27,19 +26,14 @@ def test_a_known_deck_enrolled_reads_the_card_both_the_profile_and_the_model_fin
     detail comparisons are made for art the model never saw); the model alone reads the 6
     surely. Together they read the 6."""
     d = json.loads((SCENES / "scene_00000.json").read_text())
-    w, h = d["image_size"]
-    spec = random_scene_spec(np.random.default_rng(d["scene_seed"]), w, h,
-                             source=scene_source("own", d["scene_seed"][1]),
-                             lighting=d["lighting"])
-    placed = next(p for p in spec.cards if p.face_up)
-    style = int(placed.source.removeprefix("style-"))
+    style, seed = scene_print(d)
     shown = [c for c in d["cards"] if c["visible_fraction"] >= 0.7]
     img = cv2.imread(str(SCENES / d["image"]))
     crops = np.stack([crop_from_frame(img, c["center_mm"], 32.5,
                                       np.array(d["homography_mm_to_px"]), d["camera"]["K"],
                                       d["camera"]["k1"]) for c in shown])
     deck = Card.parse("narasimha-6").deck
-    faces = {c.id: render_face(c, style, placed.seed, 112) for c in deck_cards(deck)}
+    faces = {c.id: render_face(c, style, seed, 112) for c in deck_cards(deck)}
     profile = enroll_images(faces, "scene-0", CardClassifier(deck=deck))
     assert profile.model_agreement >= KNOWN_ART
     i = next(i for i, c in enumerate(shown) if c["card_id"] == "narasimha-6")
