@@ -55,8 +55,7 @@ def load_exported(net: nn.Module, path: Path, sample: torch.Tensor) -> None:
     """Sets ``net`` (a CardNet of the exported widths) to the weights of the ONNX model at
     ``path``; ``sample`` (N, 3, S, S) crops set the batch norms' statistics."""
     layers = _quantized_weights(path)
-    convs = [m for m in net.trunk if isinstance(m, nn.Sequential)]
-    convs = [(seq[0], seq[1]) for seq in convs]
+    convs = [(seq[0], seq[1]) for seq in net.trunk if isinstance(seq, nn.Sequential)]
     gemms = [net.embed, net.suit, net.rank, net.kind]
     want = len(convs) + len(gemms)
     if len(layers) != want:
