@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     t0 = time.time()
     counts = measure(args.model, max(1, args.step))
-    print(f"## Fixture scenes (every {args.step}th), each read with its own deck enrolled")
+    print(f"## Fixture scenes (one in {args.step}), each read with its own deck enrolled")
     print("| reading | count | share |\n|---|---|---|")
     for k, (a, n) in counts.items():
         print(f"| {k} | {a}/{n} | {100 * a / max(n, 1):.2f}% |")
