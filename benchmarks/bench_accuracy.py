@@ -41,14 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from companion.cards import DeckKind, deck_cards
-from companion.vision.classify import (
-    DEFAULT_MODEL,
-    CardClassifier,
-    load_model_card,
-    write_model_card,
-)
+from companion.vision.classify import DEFAULT_MODEL, CardClassifier
 from companion.vision.crops import GENTLE, LIGHTS, POSES, eval_crop, place_card
 from companion.vision.enroll import enroll_folder, enroll_images, read_manifest
+from companion.vision.model_card import load_model_card, write_model_card
 from companion.vision.track import TableTracker
 
 DECKS = ROOT.parent / "shared" / "decks"

@@ -426,7 +426,7 @@ def _recipe(cfg: TrainConfig) -> dict:
 
 def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float) -> dict:
     """ONNX (int8 when ``cfg.quantize``) and the model card."""
-    from companion.vision.classify import load_model_card, write_model_card
+    from companion.vision.model_card import load_model_card, write_model_card
     model.eval()
     cfg.out.parent.mkdir(parents=True, exist_ok=True)
     px = cfg.input_px
