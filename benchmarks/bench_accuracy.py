@@ -113,7 +113,7 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
     read with the game's deck mask), so the cards are read with their deck's mask. The
     same cards read with no deck given are one more row."""
     from companion.cards import Card
-    from companion.vision.crops import crop_from_frame
+    from companion.vision.crops import crop_from_scene
     index = FIXTURES / "index.json"
     if not index.is_file():
         return None
@@ -121,12 +121,10 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
     for js in sorted(FIXTURES.glob("scene_*.json")):
         d = json.loads(js.read_text())
         img = cv2.imread(str(FIXTURES / d["image"]))
-        h = np.array(d["homography_mm_to_px"])
         tilt = d["camera"]["tilt_deg"]
         pose = "tilt <15" if tilt < 15 else "tilt 15-30" if tilt < 30 else "tilt 30-45"
         for c in d["cards"]:
-            crops.append(crop_from_frame(img, c["center_mm"], radius_mm, h,
-                                         d["camera"]["K"], d["camera"]["k1"]))
+            crops.append(crop_from_scene(img, d, c, radius_mm))
             rows.append((c, pose, d["lighting"]))
     crops = np.stack(crops)
     sharp = _sharpness(crops)
@@ -204,7 +202,7 @@ def choice_scenes(clf: CardClassifier, count: int, seed: int = CHOICE_SEED) -> d
 
     from companion.cards import Card
     from companion.synth.sceneset import write_scene_set
-    from companion.vision.crops import crop_from_frame
+    from companion.vision.crops import crop_from_scene
     by_deck: dict[DeckKind, tuple[list, list]] = defaultdict(lambda: ([], []))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -215,9 +213,7 @@ def choice_scenes(clf: CardClassifier, count: int, seed: int = CHOICE_SEED) -> d
             for c in d["cards"]:
                 if c["face_up"] and c["visible_fraction"] >= 0.95:
                     crops, truth = by_deck[Card.parse(c["card_id"]).deck]
-                    crops.append(crop_from_frame(img, c["center_mm"], 32.5,
-                                                 np.array(d["homography_mm_to_px"]),
-                                                 d["camera"]["K"], d["camera"]["k1"]))
+                    crops.append(crop_from_scene(img, d, c))
                     truth.append(c["card_id"])
     n = right = sure = sure_wrong = 0
     for deck, (crops, truth) in by_deck.items():

@@ -30,7 +30,7 @@ from companion.cards import Card, deck_cards
 from companion.synth.faces import render_face
 from companion.synth.sceneset import scene_print
 from companion.vision.classify import DEFAULT_MODEL, CardClassifier
-from companion.vision.crops import crop_from_frame
+from companion.vision.crops import crop_from_scene
 from companion.vision.enroll import enroll_images
 from companion.vision.track import TableTracker
 
@@ -50,9 +50,7 @@ def measure(model: Path, step: int) -> dict[str, list[int]]:
         deck = Card.parse(up[0]["card_id"]).deck
         style, seed = scene_print(d)
         img = cv2.imread(str(SCENES / d["image"]))
-        crops = np.stack([crop_from_frame(img, c["center_mm"], 32.5,
-                                          np.array(d["homography_mm_to_px"]), d["camera"]["K"],
-                                          d["camera"]["k1"]) for c in shown])
+        crops = np.stack([crop_from_scene(img, d, c) for c in shown])
         alone = CardClassifier(model, deck=deck, threads=1)
         faces = {c.id: render_face(c, style, seed, 112) for c in deck_cards(deck)}
         profile = enroll_images(faces, js.stem, alone)

@@ -113,12 +113,10 @@ def card_weights(net: nn.Module, x: torch.Tensor, card_index: torch.Tensor,
     """(n_cards, dim) each card's mean embedding over the crops ``x`` of it (``card_index``
     -1 for crops that are not a face); a random unit vector for a card with none."""
     net.eval()
-    sums = None
+    sums = torch.zeros(n_cards, net.embed.out_features)
     with torch.no_grad():
         for s in range(0, len(x), 256):
             e = net(x[s:s + 256].float())[3]
-            if sums is None:
-                sums = torch.zeros(n_cards, e.shape[1])
             idx = card_index[s:s + 256]
             keep = idx >= 0
             sums.index_add_(0, idx[keep], e[keep])

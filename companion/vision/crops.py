@@ -374,3 +374,12 @@ def crop_from_frame(image: np.ndarray, centre_mm, radius_mm: float, mm_to_px: np
     mx = ideal[0].reshape(n, n).astype(np.float32)
     my = ideal[1].reshape(n, n).astype(np.float32)
     return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def crop_from_scene(image: np.ndarray, truth: dict, card: dict,
+                    radius_mm: float = 32.5) -> np.ndarray:
+    """:func:`crop_from_frame` of one ``card`` of a rendered scene's ground truth
+    (``Scene.truth_json``: its homography and camera), at the card's true centre."""
+    return crop_from_frame(image, card["center_mm"], radius_mm,
+                           np.array(truth["homography_mm_to_px"]), truth["camera"]["K"],
+                           truth["camera"]["k1"])

@@ -187,16 +187,14 @@ def test_fixture_scene_cards_are_read_above_the_floor(clf):
     frame at their true table position (as the detector cuts them). Each scene holds one
     deck, and a game's deck is known, so they are read as served: with their deck's mask.
     Read with no deck given, they must still clear a lower floor."""
-    from companion.vision.crops import crop_from_frame
+    from companion.vision.crops import crop_from_scene
     crops, truth = [], []
     for js in sorted(FIXTURES.glob("scene_*.json"))[:FIXTURE_SCENES]:
         d = json.loads(js.read_text())
         img = cv2.imread(str(FIXTURES / d["image"]))
         for c in d["cards"]:
             if c["face_up"] and c["visible_fraction"] >= 0.7:
-                crops.append(crop_from_frame(img, c["center_mm"], 32.5,
-                                             np.array(d["homography_mm_to_px"]),
-                                             d["camera"]["K"], d["camera"]["k1"]))
+                crops.append(crop_from_scene(img, d, c))
                 truth.append(c["card_id"])
     crops = np.stack(crops)
     no_deck = clf.classify(crops).card_ids

@@ -13,7 +13,7 @@ from companion.cards import Card, deck_cards
 from companion.synth.faces import render_face
 from companion.synth.sceneset import scene_print
 from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, CardClassifier
-from companion.vision.crops import crop_from_frame
+from companion.vision.crops import crop_from_scene
 from companion.vision.enroll import enroll_images
 
 SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes"
@@ -29,9 +29,7 @@ def test_a_known_deck_enrolled_reads_the_card_both_the_profile_and_the_model_fin
     style, seed = scene_print(d)
     shown = [c for c in d["cards"] if c["visible_fraction"] >= 0.7]
     img = cv2.imread(str(SCENES / d["image"]))
-    crops = np.stack([crop_from_frame(img, c["center_mm"], 32.5,
-                                      np.array(d["homography_mm_to_px"]), d["camera"]["K"],
-                                      d["camera"]["k1"]) for c in shown])
+    crops = np.stack([crop_from_scene(img, d, c) for c in shown])
     deck = Card.parse("narasimha-6").deck
     faces = {c.id: render_face(c, style, seed, 112) for c in deck_cards(deck)}
     profile = enroll_images(faces, "scene-0", CardClassifier(deck=deck))
