@@ -43,7 +43,7 @@ from companion.vision.enroll import enroll_images
 from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
 from companion.vision.reuse import ReadingReuse
 from companion.vision.source import Frame, open_source
-from companion.vision.track import TableTracker
+from companion.vision.track import TableTracker, TrackEvent
 
 MODEL = ROOT / "models" / "card_classifier.onnx"
 SURE = TableTracker().min_confidence  # the bar a reading must reach to count
@@ -299,11 +299,13 @@ def _truth_on(frames: list, frame: int, zone: str | None) -> str | None:
 
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
-              enrolled: bool = False, doubtful: int | None = DOUBTFUL_PER_FRAME) -> dict:
+              enrolled: bool = False, doubtful: int | None = DOUBTFUL_PER_FRAME,
+              by_elimination: bool = True) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
     they would on the dashboard (the count of answers is the players' burden).
     ``enrolled``: read with a profile enrolled from the film's own deck, reading
-    ``doubtful`` unchanged doubtful cards a frame (None: all of them)."""
+    ``doubtful`` unchanged doubtful cards a frame (None: all of them).
+    ``by_elimination``: the referee's ruling of that name (``companion.referee.elimination``)."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -327,7 +329,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             classifier = CardClassifier(MODEL, profile=profile)
     reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
-    referee = Referee(rec.game, rec.players, rec.options, layout)
+    referee = Referee(rec.game, rec.players, rec.options, layout,
+                      by_elimination=by_elimination)
     sightings, outputs = [], []
     answered = 0
     t0 = time.perf_counter()
@@ -344,9 +347,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         sightings += [e for e in r.events]
         said = referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
         outputs += said
-        # the unsure cards, and the readings the referee doubts (a card already played)
-        asked = [(e.last_frame, e.zone) for e in r.events if e.kind == "unsure"]
-        asked += [(o.frame, o.zone) for o in said if o.kind == "doubt"]
+        # what the players are asked: the unsure cards the referee could not name, and the
+        # readings it doubts (a card already played)
+        asked = [(o.frame, o.zone) for o in said if o.kind in ("unsure", "doubt")]
         for at, zone in asked if answer_unsure else []:
             truth = _truth_on(meta["frame_truth"], at, zone)
             if truth:
@@ -360,7 +363,11 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             for m in truth_moves for c, t in zip(m.cards, (m.target.split(",") if m.target
                                                           else [""] * len(m.cards)))]
     laid_cards = [c for c, _ in laid]
-    seen = [e for e in sightings if e.kind == "appeared" and e.card_id]
+    # the cards the referee named by elimination count as the tracker's sightings
+    named = [TrackEvent("appeared", o.choices[0], (0.0, 0.0), o.zone, 1.0, o.frame, o.frame,
+                        o.timestamp) for o in outputs if o.kind == "named"]
+    named_at = {(e.zone, e.last_frame) for e in named}
+    seen = [e for e in sightings if e.kind == "appeared" and e.card_id] + named
     right = [e for e in seen if e.card_id in laid_cards]
     frames = meta["frame_truth"]
 
@@ -371,7 +378,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                    for f in range(lo, hi + 1) for row in frames[f])
     wrong_cards = [e.card_id for e in seen if not there(e)]
     # the done-when of issue 6: every laid card is reported, or asked about (unsure)
-    asked = {_truth_on(frames, f, e.zone) for e in sightings if e.kind == "unsure"
+    asked = {_truth_on(frames, f, e.zone) for e in sightings
+             if e.kind == "unsure" and (e.zone, e.last_frame) not in named_at
              for f in (e.first_frame, e.last_frame)}
     missed = set(laid_cards) - {e.card_id for e in right} - asked
     rulings = referee.rulings()
@@ -381,7 +389,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "moves_found": matched, "moves_judged": len(judged),
             "cards_laid": len(laid), "sighted": len({e.card_id for e in right}),
             "sightings": len(seen), "wrong_cards": len(wrong_cards), "missed": len(missed),
-            "unsure": sum(e.kind == "unsure" for e in sightings), "answered": answered,
+            "unsure": sum(e.kind == "unsure" for e in sightings), "named": len(named),
+            "answered": answered,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),
@@ -419,7 +428,8 @@ def _real_art_films(folder: Path) -> list[Path]:
 
 
 def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = None,
-                 doubtful: int | None = DOUBTFUL_PER_FRAME) -> list[dict]:
+                 doubtful: int | None = DOUBTFUL_PER_FRAME,
+                 by_elimination: bool = True) -> list[dict]:
     videos = (_real_art_films(real_art) if real_art else
               sorted((ROOT / "fixtures" / "videos").glob("*.mp4")))
     rows = []
@@ -431,24 +441,29 @@ def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = N
             ("ground-truth oracle", True, False, False)):
         if (use_oracle and not oracle) or (profile and not enrolled):
             continue
-        res = [run_video(v, use_oracle, answer, profile, doubtful) for v in videos]
+        res = [run_video(v, use_oracle, answer, profile, doubtful, by_elimination)
+               for v in videos]
         res = [r for r in res if r]
         if not res:
             print(f"\n## Events ({label}): skipped, no model in models/")
             continue
         print(f"\n## Events on the fixture videos, classifier: {label}")
         print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
-              f"{'unsure':>6} {'missed':>6} {'answered':>8} {'questions':>9} {'illegal':>7} "
+              f"{'unsure':>6} {'named':>5} {'missed':>6} {'answered':>8} {'questions':>9} "
+              f"{'illegal':>7} "
               f"{'desync':>6} {'doubt':>5} {'fps':>5}")
         for r in res:
             print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
                   f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
-                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['missed']:6d} {r['answered']:8d} "
+                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['named']:5d} {r['missed']:6d} "
+                  f"{r['answered']:8d} "
                   f"{r['questions']:9d} {r['illegal']:7d} {r['desync']:6d} {r['doubts']:5d} {r['fps']:5.1f}")
         rows += [{"classifier": label, **r} for r in res]
     print("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
-          "distinct laid cards the tracker reported / cards laid; wrong: cards the tracker "
-          "reported in a zone where the film's truth does not have them at that time; "
+          "distinct laid cards the tracker reported (or the referee named) / cards laid; "
+          "wrong: cards reported in a zone where the film's truth does not have them at "
+          "that time; unsure: the tracker's; named: of those, named by the referee by "
+          "elimination (not asked); answered: questions the players answered; "
           "missed: laid cards neither reported nor asked about (unsure); desync: times the "
           "referee said the table and the game disagree; doubt: sure readings the referee "
           "asked about (a card already played)")
@@ -472,6 +487,8 @@ def main() -> int:
     ap.add_argument("--doubtful", type=int, default=DOUBTFUL_PER_FRAME,
                     help="with --profile: unchanged doubtful cards read a frame (0: all; "
                          f"default {DOUBTFUL_PER_FRAME}, as served)")
+    ap.add_argument("--no-elimination", action="store_true",
+                    help="events with the referee asking about every unsure card")
     ap.add_argument("--only", choices=["speed", "detect", "events"], default=None)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
@@ -487,9 +504,11 @@ def main() -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 films = args.films or Path(tmp)
                 films.mkdir(parents=True, exist_ok=True)
-                out["events"] = bench_events(False, args.profile, films, doubtful)
+                out["events"] = bench_events(False, args.profile, films, doubtful,
+                                             not args.no_elimination)
         else:
-            out["events"] = bench_events(args.oracle, args.profile, doubtful=doubtful)
+            out["events"] = bench_events(args.oracle, args.profile, doubtful=doubtful,
+                                         by_elimination=not args.no_elimination)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=float))
     return 0

@@ -179,6 +179,35 @@ def test_replay_ask_puts_the_unsure_card_to_the_person(tmp_path, monkeypatch, ca
     assert ("still waiting for the card on pos1" in out.err) is (typed == "")
 
 
+class SplitOracle(ColourOracle):
+    """Unsure of Player 1's card (phul-5), its readings shared with the dealt phul-1."""
+
+    def classify(self, crops):
+        res = super().classify(crops)
+        for i, card in enumerate(res.card_ids):
+            if card == "phul-5":
+                res.confidence[i] = 0.75
+                res.topk[i] = [("phul-5", 0.75), ("phul-1", 0.2)]
+        return res
+
+
+@pytest.mark.parametrize("every_doubt", [False, True])
+def test_replay_names_a_doubt_between_the_card_and_one_played(tmp_path, monkeypatch, capsys,
+                                                             every_doubt):
+    import io
+    monkeypatch.setattr(vt, "_replay_classifier", lambda args, referee: SplitOracle(CARDS))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    video = _video(tmp_path / "game.avi")
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4", "--ask"]
+                + ["--ask-every-doubt"] * every_doubt) == 0
+    out = capsys.readouterr().out
+    # 0.75 / (1 - 0.2): 94% among the cards still in play, over the tracker's 80%
+    assert ("NAMED        5 of Phul on pos1: read 75% sure, and phul-1 has been played, so "
+            "94%" in out) is not every_doubt
+    assert ("Player 1 play phul-5" in out) is not every_doubt
+    assert ("Which card was laid on pos1?" in out) is every_doubt
+
+
 def test_replay_ask_is_not_for_json(tmp_path, capsys):
     assert main(["replay", str(tmp_path), "--game", "kendra-kari", "--players", "4",
                  "--ask", "--json"]) == 2

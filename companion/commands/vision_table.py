@@ -193,6 +193,9 @@ def _register_replay(sub) -> None:
     p.add_argument("--json", action="store_true", help="JSON lines: events, outputs, summary")
     p.add_argument("--show-tracker", action="store_true",
                    help="also print the tracker's events (cards appearing, removed, unsure)")
+    p.add_argument("--ask-every-doubt", action="store_true",
+                   help="never name an unsure card by elimination (its other readings "
+                        "being cards already played): leave every doubt to the players")
     p.add_argument("--ask", action="store_true",
                    help="answer the referee's questions at the terminal (or from stdin): "
                         "which card an unsure one is, and who laid a card")
@@ -221,7 +224,7 @@ def _replay(args: argparse.Namespace) -> int:
                              f"{args.seat_angles!r}") from None
     try:
         referee = Referee(args.game, args.players, _option_pairs(args.option),
-                          seat_angles_deg=angles)
+                          seat_angles_deg=angles, by_elimination=not args.ask_every_doubt)
         layout = load_layout(referee.game)
     except (RefereeError, LayoutError) as e:
         raise UsageError(str(e)) from None

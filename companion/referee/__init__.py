@@ -13,8 +13,10 @@ player's two-card turn (a bridge, or opening a phase with two cards) or the next
 card; a card laid after a draw may be the drawn card or the next player's. The referee then
 asks (a ``question`` output with the choices), goes on with the likelier story (the one
 that fits the timing) *marked as assumed*, and re-judges everything after it if
-``answer()`` says otherwise. It never reports a card the tracker was unsure of: those go
-to the players (``unsure``), and ``confirm(...)`` brings the answer back. Until then the
+``answer()`` says otherwise. It never guesses a card the tracker was unsure of: those go
+to the players (``unsure``), and ``confirm(...)`` brings the answer back, unless the cards
+already played settle it (the doubt was between the laid card and cards the game has seen
+played: :mod:`companion.referee.elimination` names it, a ``named`` output). Until then the
 referee holds what follows (it cannot judge the next player's card without knowing the
 one before it): the moves after an unnamed card are judged, in the order they were laid,
 as soon as it is named (by a person, or by the tracker once its readings settle), or
@@ -28,6 +30,7 @@ and stays in that state until the table matches again (``resync``).
 """
 
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -43,6 +46,7 @@ from companion.games.base import (
     seat_name,
 )
 from companion.layouts import Layout, LayoutError, load_layout, load_mat
+from companion.referee.elimination import Elimination, named_by_elimination
 from companion.referee.hands import ArmWatcher
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.values import (
@@ -68,7 +72,10 @@ class Referee:
 
     def __init__(self, game: str, players: int, options: dict[str, Any] | None = None,
                  layout: Layout | None = None, combo_s: float = 3.0,
-                 seat_angles_deg: tuple[float, ...] | None = None, watch_hands: bool = True):
+                 seat_angles_deg: tuple[float, ...] | None = None, watch_hands: bool = True,
+                 by_elimination: bool = True):
+        """``by_elimination``: the ruling of :mod:`companion.referee.elimination` (a doubtful
+        card whose other readings are cards already played is named without asking)."""
         try:
             self.module = get_game(game)
             self.options = options_from_json(self.module.Options, options)
@@ -92,6 +99,8 @@ class Referee:
         self._named: dict[int, str] = {}  # tracker track -> the card it was last named
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
+        self.by_elimination = by_elimination
+        self._eliminated: set[tuple[int, int]] = set()  # (track, frame): unsure, named here
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
@@ -222,13 +231,17 @@ class Referee:
         return any(z.id == zone_id for z in self.layout.zones)
 
     def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
+        if ev.kind == "unsure" and self.by_elimination and self.is_move_zone(ev.zone) \
+                and not self._seen_there(ev) \
+                and (named := named_by_elimination(ev, self._played_elsewhere(ev))) is not None:
+            return self._name_by_elimination(ev, named)
         if ev.kind == "unsure":
             choices = self.choices_for(ev)
             names = ", ".join(f"{c} ({p:.0%})" for c, p in choices) or "no possible reading"
             where = ev.zone or "off the zones"
             out = [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
                                  ev.last_frame, ev.timestamp,
-                                 choices=tuple(c for c, _ in choices))]
+                                 choices=tuple(c for c, _ in choices), zone=ev.zone or "")]
             same = self._seen_there(ev)
             if ev.zone and self.is_move_zone(ev.zone) and not same \
                     and self._pending(track=ev.track_id) is None:
@@ -265,6 +278,27 @@ class Referee:
         if not self.is_move_zone(ev.zone):
             return []
         return self._add_seen(ev, "laid", card)
+
+    def named_itself(self, ev: TrackEvent) -> bool:
+        """Whether the referee named this unsure event's card by elimination (so nobody
+        needs to be asked)."""
+        return (ev.track_id, ev.last_frame) in self._eliminated
+
+    def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
+        """Whether the game has seen a card played, other than one seen on ``ev``'s spot
+        or named for its track: the doubt may be about that very card, read again (on the
+        real-art Kendra Kari film a Kumancha 6 lying on Position 7 was later read as the 8,
+        0.83 against 0.14)."""
+        here = set(self._table.get(ev.zone or "", ())) | {
+            c for c in (parse_card(self._named.get(ev.track_id)),) if c is not None}
+        return lambda card: card not in here and self._already_played(card)
+
+    def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
+        self._eliminated.add((ev.track_id, ev.last_frame))
+        out = [RefereeOutput("named", named.text(ev.zone), ev.last_frame, ev.timestamp,
+                             choices=(named.card.id,), zone=ev.zone or "")]
+        return out + self._track_event(replace(ev, kind="appeared", card_id=named.card.id,
+                                               confidence=named.sure, needed=None))
 
     def _doubt(self, ev: TrackEvent, card: Card) -> list[RefereeOutput]:
         """A sure reading of a card the game has seen played, on a spot where it did not lie.

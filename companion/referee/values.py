@@ -17,21 +17,25 @@ class RefereeError(ValueError):
 class RefereeOutput:
     """One item of the referee's stream, for the dashboard, the store and ``replay``."""
 
-    # ruling | question | unsure | doubt | draw | desync | resync | correction | superseded;
-    # doubt: a sure reading the game cannot accept (a card already played), asked about
+    # ruling | question | unsure | doubt | named | draw | desync | resync | correction |
+    # superseded; doubt: a sure reading the game cannot accept (a card already played),
+    # asked about; named: an unsure card named by elimination (referee.elimination)
     kind: str
     text: str
     frame: int
     timestamp: float
     ruling: Ruling | None = None
-    choices: tuple[str, ...] = ()  # question: the possible answers, the assumed one first
+    # question: the possible answers, the assumed one first; unsure/doubt: the readings
+    # offered; named: the card
+    choices: tuple[str, ...] = ()
     assumed: bool = False  # ruling: rests on an assumption a question asked about
     question_id: int | None = None
     # ruling/correction: its move includes the move ruled at the same ``frame`` (a two-card
     # turn seen card by card); a consumer that stored that one replaces it. In the live
     # stream such a ruling comes as a "correction".
     replaces: bool = False
-    zone: str = ""  # doubt: the zone asked about (answered with ``Referee.confirm``)
+    # doubt and unsure: the zone asked about (answered with ``Referee.confirm``); named
+    zone: str = ""
 
     @property
     def move(self) -> Move | None:

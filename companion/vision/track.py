@@ -45,6 +45,9 @@ class TrackEvent:
     # appeared/unsure: the frame the card was first seen where it lies (-1: not known).
     # A doubtful card settles frames after it was laid, maybe after the next player's card.
     since: int = -1
+    # unsure: the confidence the tracker needed to name the card (None: not an unsure
+    # event). The referee may still name it, knowing cards the tracker does not.
+    needed: float | None = None
 
     def to_json(self) -> dict:
         d = {"kind": self.kind, "card": self.card_id, "zone": self.zone,
@@ -60,6 +63,8 @@ class TrackEvent:
             d["resolves"] = True
         if self.since >= 0:
             d["since"] = self.since
+        if self.needed is not None:
+            d["needed"] = round(self.needed, 3)
         return d
 
 
@@ -420,7 +425,8 @@ class TableTracker:
         c = (float(t.center[0]), float(t.center[1]))
         return TrackEvent(kind, card, c, self._zone(t.center), conf,
                           t.first_frame if first is None else first, frame, ts, t.id,
-                          candidates, covers, resolves, t.since)
+                          candidates, covers, resolves, t.since,
+                          self.min_confidence if kind == "unsure" else None)
 
     def _cleared(self, frame: int, ts: float) -> list[TrackEvent]:
         if self.layout is None:

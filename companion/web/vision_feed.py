@@ -211,8 +211,8 @@ class VisionFeed:
         about a pile (stock, gathered, won tricks) decides no move, so it is not asked."""
         out = []
         for ev in events:
-            if ev.kind == "unsure" and (self.referee is None or
-                                        self.referee.is_move_zone(ev.zone)):
+            if ev.kind == "unsure" and (self.referee is None or (
+                    self.referee.is_move_zone(ev.zone) and not self.referee.named_itself(ev))):
                 out.append(_unsure(ev, offset, self.referee))
             elif ev.kind == "appeared" and ev.resolves and ev.zone:
                 out.append(Observation("settled", context={"zone": ev.zone,
@@ -319,7 +319,7 @@ def _convert(out, offset: int = 0) -> list[Observation]:
     if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
         return [_which_card(out.text, [(c, c) for c in out.choices], out.zone,
                             offset + out.frame)]
-    if out.kind in ("draw", "desync", "resync"):
+    if out.kind in ("draw", "desync", "resync", "named"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []  # "unsure": made from the tracker's event, which names the zone
 

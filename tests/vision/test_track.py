@@ -126,6 +126,7 @@ def test_low_confidence_becomes_unsure_with_candidates_never_a_card():
     assert [e.kind for e in events] == ["unsure"]
     assert events[0].card_id is None
     assert [c for c, _ in events[0].candidates] == ["kurma-9", "kurma-6", "varaha-9"]
+    assert events[0].needed == 0.8  # what it would have taken (the referee may know more)
     assert tr.table == {}
     gone = run(tr, [[]] * 10, start=12)  # taken away: still no name given to it
     assert [(e.kind, e.card_id) for e in gone] == [("removed", None), ("cleared", None)]

@@ -3,6 +3,7 @@ read and judged, and a camera still follows the game set up on the dashboard."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 from pathlib import Path
@@ -13,7 +14,7 @@ import numpy as np
 from companion.cards import DeckKind
 from companion.vision.classify import Classifications
 from companion.vision.source import ImageFolderSource
-from companion.web.vision_feed import VisionFeed
+from companion.web.vision_feed import VisionFeed, _convert
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
 from table_drawing import PALETTE, DrawnCard, render
@@ -53,3 +54,25 @@ def test_a_camera_feed_reads_ahead_and_follows_the_game_set_up(tmp_path):
     assert feed.referee is not None and feed.referee.game == "kendra-kari"
     assert [bool(i.zones_px) for i in items] == [False] * 4 + [True] * 6  # its zones shown
     assert asked_on and threading.get_ident() not in asked_on  # asked on the seeing thread
+
+
+def test_a_card_the_referee_named_by_elimination_is_not_asked_about(tmp_path):
+    from companion.record import simulate, table_view
+    from companion.referee import Referee
+    from companion.vision.track import TrackEvent
+    a, b = table_view(simulate("ganjifa", 4, {}, 0)).moves[:2]
+    feed = VisionFeed(str(tmp_path))
+    feed.referee = Referee("ganjifa", 4)
+    zone_a, zone_b = f"play{a.player}", f"play{b.player}"
+    centre = feed.referee.layout.zone(zone_b).center_mm
+    feed.referee.observe([TrackEvent("appeared", a.cards[0].id, centre, zone_a, 0.99, 0, 5,
+                                     0.2, 0)], 5)
+    doubt = TrackEvent("unsure", None, centre, zone_b, 0.86, 30, 35, 1.2, 1,
+                       candidates=((b.cards[0].id, 0.86), (a.cards[0].id, 0.12)), needed=0.9)
+    other = dataclasses.replace(doubt, track_id=2, candidates=((b.cards[0].id, 0.86),),
+                                last_frame=36)
+    outs = feed.referee.observe([doubt, other], 36)
+    notes = [o for out in outs for o in _convert(out)]
+    assert [o.kind for o in notes] == ["note"] and a.cards[0].id in notes[0].text
+    asked = feed._tracker_news([doubt, other], 0)
+    assert [o.kind for o in asked] == ["unsure"] and asked[0].context["frame"] == 36

@@ -1,0 +1,61 @@
+"""Naming a doubtful card by leaving out the cards the game has seen played.
+
+Each card exists once in a deck. When the tracker is unsure of a newly laid card because
+its readings share their weight with cards that were played already, the card on the
+table is none of those, and the reading is as sure as its share of what is left:
+``p(card | not one of the played) = p(card) / (1 - p(played))``. On the real-art Ganjifa
+film (a PySolFC deck, enrolled) the players were asked about 50 of 127 cards; in 15 of
+them the readings were split between the laid card and a numeral neighbour that had been
+played (a Kurma 6 read 0.86 against the played Kurma 8 at 0.12).
+
+Ruling *named by elimination* (``Referee(by_elimination=...)``, on by default): the
+referee names such a card itself, without asking, when its reading over the cards still
+in play is at least as sure as the tracker needed (``TrackEvent.needed``). It is
+conservative: the reading is the lower of the tracker's confidence and the candidate's
+share, and only the played cards among the tracker's top candidates are left out (the
+rest of the weight still counts against the card). It never names a card whose best
+reading is a card already played: a misread earlier card would then make this one wrong
+too. Players who want every doubt put to them turn it off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from companion.cards import Card
+from companion.referee.values import parse_card
+from companion.vision.track import TrackEvent
+
+
+@dataclass(frozen=True)
+class Elimination:
+    card: Card
+    read: float  # the tracker's best reading of it
+    sure: float  # over the cards still in play
+    played: tuple[str, ...]  # the other readings, cards the game has seen played
+
+    def text(self, zone: str | None) -> str:
+        return (f"{self.card.name} on {zone}: read {self.read:.0%} sure, and "
+                f"{' and '.join(self.played)} {'has' if len(self.played) == 1 else 'have'} "
+                f"been played, so {self.sure:.0%} among the cards still in play")
+
+
+def named_by_elimination(ev: TrackEvent, played: Callable[[Card], bool]) -> Elimination | None:
+    """The card of an unsure event that the played cards settle, or None. ``played``:
+    whether the game has seen a card played."""
+    if ev.kind != "unsure" or ev.needed is None or not ev.candidates:
+        return None
+    best, p_best = ev.candidates[0]
+    card = parse_card(best)
+    if card is None or played(card):
+        return None
+    gone = [(c, p) for c, p in ev.candidates[1:]
+            if (other := parse_card(c)) is not None and played(other)]
+    weight = sum(p for _, p in gone)
+    if not gone or weight >= 1.0:
+        return None
+    sure = min(ev.confidence, p_best) / (1.0 - weight)
+    if sure < ev.needed:
+        return None
+    return Elimination(card, p_best, sure, tuple(c for c, _ in gone))
