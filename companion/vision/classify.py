@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from companion.cards import Card, DeckKind, Rank, Suit, suits_of
-from companion.vision.cores import HALF_THE_CORES
+from companion.vision.cores import HALF_THE_CORES, one_blas_thread
 from companion.vision.model_card import ModelError, load_model_card
 
 if TYPE_CHECKING:
@@ -230,6 +230,7 @@ class CardClassifier:
         self.ranks = tuple(Rank.parse(r) for r in self.card["classes"]["ranks"])
         if profile is not None:
             deck = profile.deck
+            one_blas_thread()  # the profile's detail matches (cores.one_blas_thread)
         self.deck = deck
         self.profile = profile
         allowed = set(suits_of(deck)) if deck is not None else set(self.suits)

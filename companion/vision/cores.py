@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 
 
 def _usable_cores() -> int:
@@ -15,3 +16,15 @@ def _usable_cores() -> int:
 
 # The served pipeline runs its two halves on two threads (Pipeline.stream): each gets half.
 HALF_THE_CORES = max(1, _usable_cores() // 2)
+
+
+@cache
+def one_blas_thread() -> None:
+    """Run numpy's matrix products on one thread, for good (once a process).
+
+    A deck profile's detail matches are small products (a few hundred windows by a suit's
+    cards). OpenBLAS splits each over every core, and its threads then spin between calls
+    on the core the pipeline's other half runs on. On the 2-core box, one PySolFC numeral
+    match took 4.4 ms with OpenBLAS's threads and 1.0 ms with one."""
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(1, user_api="blas")

@@ -263,6 +263,9 @@ def test_pysol_mughal_enrolment_reads_its_own_cards_on_the_table(mughal_profile)
                                  GENTLE) for f, _ in picks])
     enrolled = CardClassifier(profile=profile)
     assert enrolled.trust_bar == UNKNOWN_ART_BAR  # its readings count only when surer
+    # its detail matches are small matrix products: one BLAS thread (cores.one_blas_thread)
+    from threadpoolctl import threadpool_info
+    assert all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
     res = enrolled.classify(crops)
     right = sum(cid == card for cid, (_, card) in zip(res.card_ids, picks))
     # The benchmark measured 97% on 192 such crops of this deck; the floor leaves room for
