@@ -41,7 +41,6 @@ from companion.games.base import (
     OptionsError,
     Ruling,
     UnknownGameError,
-    Verdict,
     options_from_json,
     seat_name,
 )
@@ -49,6 +48,7 @@ from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.referee.elimination import Elimination, named_by_elimination
 from companion.referee.hands import ArmWatcher
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
+from companion.referee.mismatch import ring_problems, spot_problems
 from companion.referee.values import (
     Derivation,
     Fact,
@@ -465,7 +465,7 @@ class Referee:
     def _check_sync(self, frame: int, ts: float) -> list[RefereeOutput]:
         if self._pending() is not None:
             return []  # (cards laid behind an unnamed one are not judged yet)
-        problems = self._ring_problems() if self.shared else self._spot_problems()
+        problems = ring_problems(self) if self.shared else spot_problems(self)
         if not self.shared:  # see SPOT_GRACE_S
             if not problems:
                 self._mismatch_since = None
@@ -481,44 +481,3 @@ class Referee:
             self.desynced = ""
             return [RefereeOutput("resync", "The table matches the game again.", frame, ts)]
         return []
-
-    def _ring_problems(self) -> list[str]:
-        """Kendra Kari: each position's top card against the one the game has there."""
-        expected = self.expected_table()
-        accepted = getattr(self.engine.state, "out", 0)  # every card the game saw played
-        index = {c: i for i, c in enumerate(deck_cards(self.module.DECK))}
-        problems = []
-        for zone in [f"pos{k}" for k in range(1, 8)]:
-            stack = self._table.get(zone, [])
-            top = stack[-1] if stack else None
-            want = expected.get(zone)
-            if want is not None and top != want:
-                problems.append(f"{want.name} should lie on Position {zone[3:]}"
-                                + (f", not {top.name}" if top else ""))
-            elif top is not None and top != want and not (accepted >> index[top]) & 1:
-                problems.append(f"take {top.name} back from Position {zone[3:]}")
-        return problems
-
-    def _spot_problems(self) -> list[str]:
-        """Trick games: a card the game refused still lies on a player's spot.
-
-        Ganjifa: "if anyone leads a beatable card ... the move must be withdrawn". A
-        refused card that stays is a table the game does not have: the referee says so
-        until it is taken back, or until the story changes so that the card fits (a card
-        laid before it, named late). A refused card the game plays on with, its error
-        announced (``_already_played``: Ganjifa's follow that shows the lead was wrong),
-        is part of the game and no mismatch."""
-        last: dict[Card, Ruling] = {}
-        for o in self._derived.outputs:
-            if o.kind == "ruling" and o.ruling is not None:
-                for card in o.ruling.move.cards:
-                    last[card] = o.ruling
-        problems = []
-        for zone_id, stack in self._table.items():
-            ruling = last.get(stack[-1]) if stack and self.is_move_zone(zone_id) else None
-            if ruling is not None and ruling.verdict is Verdict.ILLEGAL \
-                    and not self._already_played(stack[-1]):
-                zone = self.layout.zone(zone_id)
-                problems.append(f"{stack[-1].name} on {seat_name(zone.seat)}'s {zone.kind} "
-                                "spot was refused; take it back")
-        return problems
