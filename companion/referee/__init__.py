@@ -285,10 +285,10 @@ class Referee:
         return (ev.track_id, ev.last_frame) in self._eliminated
 
     def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
-        """Whether the game has seen a card played, other than one seen on ``ev``'s spot
-        or named for its track: the doubt may be about that very card, read again (on the
-        real-art Kendra Kari film a Kumancha 6 lying on Position 7 was later read as the 8,
-        0.83 against 0.14)."""
+        """A test of whether the game has seen a card played, leaving out the cards seen
+        on ``ev``'s spot or named for its track: the doubt may be about that very card,
+        read again (on the real-art Kendra Kari film a Kumancha 6 lying on Position 7 was
+        later read as the 8, 0.83 against 0.14)."""
         here = set(self._table.get(ev.zone or "", ())) | {
             c for c in (parse_card(self._named.get(ev.track_id)),) if c is not None}
         return lambda card: card not in here and self._already_played(card)

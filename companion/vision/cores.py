@@ -24,7 +24,8 @@ def one_blas_thread() -> None:
 
     A deck profile's detail matches are small products (a few hundred windows by a suit's
     cards). OpenBLAS splits each over every core, and its threads then spin between calls
-    on the core the pipeline's other half runs on. On the 2-core box, one PySolFC numeral
-    match took 4.4 ms with OpenBLAS's threads and 1.0 ms with one."""
+    on the core the pipeline's other half runs on. On the 2-core box with its other core
+    busy, as it is when served, one PySolFC numeral match took 4.4 ms with OpenBLAS's
+    threads and 1.0 ms with one."""
     from threadpoolctl import threadpool_limits
     threadpool_limits(1, user_api="blas")
