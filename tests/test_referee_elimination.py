@@ -102,3 +102,16 @@ def test_elimination_names_only_the_best_reading_and_says_how_sure():
     # an appeared event, or a doubt with nothing played among its readings: nothing
     assert named_by_elimination(_seen(c, 90, 2), ref._already_played) is None
     assert named_by_elimination(ev, lambda card: False) is None
+
+
+def test_the_players_are_offered_the_first_three_readings_the_game_allows():
+    from companion.cards import deck_cards
+    ref, a, b, c = _two_played()
+    laid = {a.cards[0], b.cards[0], c.cards[0]}
+    others = [x.id for x in deck_cards(c.cards[0].deck) if x not in laid][:3]
+    ev = _unsure(c, 90, 2, 0.4, (a.cards[0].id, 0.2), *((o, 0.1) for o in others))
+    assert len(ev.candidates) == 5
+    assert ref.choices_for(ev) == ((c.cards[0].id, 0.4), (others[0], 0.1), (others[1], 0.1))
+    out = ref.observe([ev], 90)  # 0.4 / 0.8 is not sure enough to name it
+    assert [o.choices for o in out if o.kind == "unsure"] == [
+        (c.cards[0].id, others[0], others[1])]

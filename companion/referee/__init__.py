@@ -65,6 +65,9 @@ __all__ = ["Referee", "RefereeError", "RefereeOutput"]
 # often judged again a moment later, when a card laid before it is named (three times on
 # the real-art Ganjifa film, each within half a second).
 SPOT_GRACE_S = 1.0
+# The readings of a doubtful card offered to the players (buttons on the dashboard). The
+# tracker keeps more (``track.CANDIDATES``), for the played cards they may leave out.
+OFFERED = 3
 
 
 class Referee:
@@ -309,8 +312,8 @@ class Referee:
         left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
         Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
         art no played card was seen again on another spot."""
-        choices = tuple(c for c, _ in ev.candidates
-                        if (other := parse_card(c)) is not None and not self._already_played(other))
+        choices = tuple(c for c, _ in ev.candidates if (other := parse_card(c)) is not None
+                        and not self._already_played(other))[:OFFERED]
         out = [RefereeOutput("doubt", f"{card.name} was read on {ev.zone}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
                              ev.timestamp, choices=choices, zone=ev.zone)]
@@ -446,12 +449,13 @@ class Referee:
         played is not offered for a newly laid card (the Ganjifa film: "buddha-3 25%,
         buddha-5 19%, buddha-4 18%" with buddha-3 and buddha-4 already played asks about
         buddha-5 alone, the card that was laid). A doubt about a card already on that
-        spot keeps its readings: it is that card.
+        spot keeps its readings: it is that card. At most ``OFFERED`` are offered.
         """
         if self._seen_there(ev):
-            return ev.candidates
+            return ev.candidates[:OFFERED]
         return tuple((c, p) for c, p in ev.candidates
-                     if (card := parse_card(c)) is None or not self._already_played(card))
+                     if (card := parse_card(c)) is None or not self._already_played(card)
+                     )[:OFFERED]
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

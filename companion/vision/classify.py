@@ -33,7 +33,8 @@ CROP_PX = 96
 # A first reading below this is read again turned. At 0.95 the fixture scenes' cards are read
 # as surely as with four turns for all (no more accepted wrong), and 0.34 of them only once.
 REREAD_BELOW = 0.95
-TOP_K = 3
+# Readings listed per crop: as many as the tracker keeps (track.CANDIDATES).
+TOP_K = 5
 # The served pipeline reads one frame while its other half sees the next (Pipeline.stream),
 # so the model has half the cores: one on a 2-core laptop (its threads, where it has more
 # than one, do not spin between calls, see CardClassifier).

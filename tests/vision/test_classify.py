@@ -19,6 +19,7 @@ from companion.vision.classify import (
     CROP_PX,
     DEFAULT_MODEL,
     INPUT_PX,
+    TOP_K,
     CardClassifier,
     Classifications,
     CropError,
@@ -83,7 +84,7 @@ def test_classifications_are_parallel_arrays(clf):
         assert arr.shape == (7,) and arr.dtype == np.float32
         assert ((arr >= 0) & (arr <= 1)).all()
     assert res.embeddings.shape[0] == 7 and len(res.topk) == 7
-    assert all(len(t) == 3 for t in res.topk)
+    assert all(len(t) == TOP_K for t in res.topk)
     assert all(t[0][1] >= t[1][1] >= t[2][1] for t in res.topk)
     assert {"preprocess", "inference", "decode"} <= set(res.timing_ms)
 
