@@ -148,14 +148,18 @@ def test_replay_bad_input(tmp_path, capsys):
 
 
 class DoubtfulOracle(ColourOracle):
-    """Reads the drawn game, but is unsure of Player 1's card (phul-5)."""
+    """Reads the drawn game, but is unsure of Player 1's card (phul-5): ``readings``."""
+
+    def __init__(self, cards, readings=(("phul-5", 0.5), ("phul-6", 0.3))):
+        super().__init__(cards)
+        self.readings = list(readings)
 
     def classify(self, crops):
         res = super().classify(crops)
         for i, card in enumerate(res.card_ids):
             if card == "phul-5":
-                res.confidence[i] = 0.5
-                res.topk[i] = [("phul-5", 0.5), ("phul-6", 0.3)]
+                res.confidence[i] = self.readings[0][1]
+                res.topk[i] = self.readings
         return res
 
 
@@ -179,23 +183,13 @@ def test_replay_ask_puts_the_unsure_card_to_the_person(tmp_path, monkeypatch, ca
     assert ("still waiting for the card on pos1" in out.err) is (typed == "")
 
 
-class SplitOracle(ColourOracle):
-    """Unsure of Player 1's card (phul-5), its readings shared with the dealt phul-1."""
-
-    def classify(self, crops):
-        res = super().classify(crops)
-        for i, card in enumerate(res.card_ids):
-            if card == "phul-5":
-                res.confidence[i] = 0.75
-                res.topk[i] = [("phul-5", 0.75), ("phul-1", 0.2)]
-        return res
-
-
 @pytest.mark.parametrize("every_doubt", [False, True])
 def test_replay_names_a_doubt_between_the_card_and_one_played(tmp_path, monkeypatch, capsys,
                                                              every_doubt):
     import io
-    monkeypatch.setattr(vt, "_replay_classifier", lambda args, referee: SplitOracle(CARDS))
+    # unsure of Player 1's card, its readings shared with the dealt phul-1
+    split = DoubtfulOracle(CARDS, (("phul-5", 0.75), ("phul-1", 0.2)))
+    monkeypatch.setattr(vt, "_replay_classifier", lambda args, referee: split)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     video = _video(tmp_path / "game.avi")
     assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4", "--ask"]
