@@ -153,7 +153,8 @@ def stream():
 
 @bp.post("/setup")
 def setup():
-    data = json_body("game", "players", "seats", "options", "manual", "seed", "deck_profile")
+    data = json_body("game", "players", "seats", "options", "manual", "seed", "deck_profile",
+                     "ask_every_doubt")
     game = want(data, "game", str)
     players = want(data, "players", int)
     seats = want(data, "seats", list, required=False, default=[])
@@ -163,10 +164,12 @@ def setup():
     manual = want(data, "manual", bool, required=False, default=False)
     seed = want(data, "seed", int, required=False)
     profile = want(data, "deck_profile", str, required=False, default="")
+    every_doubt = want(data, "ask_every_doubt", bool, required=False, default=False)
     rt = runtime()
     game_id = table_call(rt.table.start_game, game[:40], players, seats, options, manual, seed)
     rt.store.update_session_settings(rt.table.session_id,
-                                     {**rt.table.settings, "deck_profile": profile[:80]})
+                                     {**rt.table.settings, "deck_profile": profile[:80],
+                                      "ask_every_doubt": every_doubt})
     return jsonify(game_id=game_id), 201
 
 

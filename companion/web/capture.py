@@ -228,7 +228,8 @@ class CaptureThread(threading.Thread):
                 row = self.table.store.game(live.game_id)
                 return (row.id, row.game, row.players,
                         {k: v for k, v in row.options.items() if k != "__table__"},
-                        self._profile_path())
+                        self._profile_path(),
+                        bool(self.table.settings.get("ask_every_doubt", False)))
             feed.game_provider = current
 
     def _profile_path(self) -> str | None:

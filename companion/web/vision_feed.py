@@ -123,7 +123,8 @@ class VisionFeed:
         self.fps = 30.0  # the fixture videos' rate; a camera runs at its own
         self._lock = threading.Lock()
         self.referee = None
-        # () -> (game id, game, players, options) of the table's game, or None
+        # () -> (game id, game, players, options, deck profile path or None, ask every
+        # doubt) of the table's game, or None
         self.game_provider = None
         # () -> the four mat corners clicked on the Setup page, or None
         self.corners_provider = None
@@ -173,7 +174,7 @@ class VisionFeed:
                     wanted = self.game_provider()  # a camera follows the game set up
                     if wanted != followed:
                         followed, switch = wanted, (wanted[1:] if wanted
-                                                    else (None, 0, {}, None))
+                                                    else (None, 0, {}, None, False))
                         held.append(frame)  # the new game's first frame
                         return
                 if frame.index % 30 == 0:
@@ -201,8 +202,9 @@ class VisionFeed:
                                    obs, fr.calibrated)
                 if switch is None:
                     return  # the source ended
-                (game, players, options, profile), switch = switch, None
-                pipeline, zones_mm = self._setup(game, players, options, profile=profile)
+                (game, players, options, profile, every_doubt), switch = switch, None
+                pipeline, zones_mm = self._setup(game, players, options, profile=profile,
+                                                 every_doubt=every_doubt)
         finally:
             source.close()
 
@@ -233,9 +235,11 @@ class VisionFeed:
             pass  # refused when saved; an old bad value is ignored
 
     def _setup(self, game: str | None, players: int, options: dict,
-               video: GameVideo | None = None, profile: str | None = None):
+               video: GameVideo | None = None, profile: str | None = None,
+               every_doubt: bool = False):
         """A fresh pipeline and vision referee for ``game`` (None: see, judge nothing),
-        reading cards with the deck ``profile`` (a saved .npz) when one is given."""
+        reading cards with the deck ``profile`` (a saved .npz) when one is given.
+        ``every_doubt``: the players asked about every doubtful card (no elimination)."""
         from companion.games import get_game
         from companion.referee import Referee
         from companion.vision.pipeline import Pipeline
@@ -248,7 +252,8 @@ class VisionFeed:
             classifier, detector = _classifier(deck, profile), None
         pipeline = Pipeline(classifier, TableTracker(layout), detector=detector)
         with self._lock:
-            self.referee = Referee(game, players, options, layout) if game else None
+            self.referee = Referee(game, players, options, layout,
+                                   by_elimination=not every_doubt) if game else None
         zones_mm = [(z.label, z.center_mm) for z in layout.zones] if layout else []
         return pipeline, zones_mm
 

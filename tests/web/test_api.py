@@ -37,6 +37,8 @@ def test_setup_validates_its_input(client):
         ({"game": "kendra-kari", "players": 4, "options": {"direction": "upwards"}}, 400,
          "allowed"),
         ({"game": "kendra-kari", "players": 4, "seats": [1, 2]}, 400, "names"),
+        ({"game": "kendra-kari", "players": 4, "ask_every_doubt": "yes"}, 400,
+         "'ask_every_doubt' must be true or false"),
     ]
     for body, code, words in cases:
         r = client.post("/api/setup", json=body)

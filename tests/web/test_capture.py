@@ -261,3 +261,20 @@ def test_the_dashboards_question_about_an_unsure_card_leaves_out_cards_already_p
     asked = _unsure(doubt, 0, ref)
     assert [c["value"] for c in asked.choices] == [b.cards[0].id, "none"]
     assert [c["value"] for c in _unsure(doubt).choices] == [a.cards[0].id, b.cards[0].id, "none"]
+
+
+def test_a_camera_feed_follows_the_setup_pages_choice_to_ask_every_doubt(tmp_path):
+    class CameraFeed(ListFeed):
+        game_provider = None
+
+    table = TableSession(Store(":memory:"))
+    cap = CaptureThread(table, FrameHub(), lambda: None, profiles_dir=tmp_path)
+    feed = CameraFeed([])
+    cap._attach(feed)
+    assert feed.game_provider() is None  # no game yet
+    game_id = table.start_game("ganjifa", 4)
+    wanted = feed.game_provider()
+    assert wanted[:3] == (game_id, "ganjifa", 4) and wanted[4:] == (None, False)
+    table.store.update_session_settings(table.session_id,
+                                        {**table.settings, "ask_every_doubt": True})
+    assert feed.game_provider()[-1] is True

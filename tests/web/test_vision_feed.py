@@ -41,7 +41,7 @@ def test_a_camera_feed_reads_ahead_and_follows_the_game_set_up(tmp_path):
 
     def game_set_up():  # asked frame by frame: the game is set up from frame 4 on
         asked_on.append(threading.get_ident())
-        return (7, "kendra-kari", 4, {}, None) if len(asked_on) > 4 else None
+        return (7, "kendra-kari", 4, {}, None, True) if len(asked_on) > 4 else None
 
     feed = VisionFeed(str(tmp_path), stages=stages)
     feed.game_provider = game_set_up
@@ -52,6 +52,7 @@ def test_a_camera_feed_reads_ahead_and_follows_the_game_set_up(tmp_path):
     assert all(i.calibrated for i in items)
     assert decks == [None, DeckKind.MUGHAL]  # the pipeline was set up again for the game
     assert feed.referee is not None and feed.referee.game == "kendra-kari"
+    assert feed.referee.by_elimination is False  # the Setup page asked for every doubt
     assert [bool(i.zones_px) for i in items] == [False] * 4 + [True] * 6  # its zones shown
     assert asked_on and threading.get_ident() not in asked_on  # asked on the seeing thread
 

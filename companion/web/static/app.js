@@ -235,7 +235,8 @@ async function initSetup() {
     const options = {};
     document.querySelectorAll("[data-opt]").forEach((i) => { options[i.dataset.opt] = i.dataset.bool ? i.checked : i.value; });
     const body = { game: sel.value, players: Number($("#s-players").value), seats: [...document.querySelectorAll("#s-seats input")].map((i) => i.value),
-      options, manual: $("#s-manual").checked, deck_profile: $("#s-profile").value };
+      options, manual: $("#s-manual").checked, deck_profile: $("#s-profile").value,
+      ask_every_doubt: $("#s-every-doubt").checked };
     try { const r = await api("/api/setup", { json: body }); $("#s-result").textContent = `Game ${r.game_id} started.`; if (body.manual) location.href = "/manual"; }
     catch (e) { $("#s-result").textContent = e.message; }
   };
