@@ -249,6 +249,18 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     assert load_profile(profiles / "table-deck.npz").card_ids == (name,)
 
 
+def test_the_setup_form_can_ask_about_every_doubtful_card(server, page):
+    srv = server("--source", "replay", "--demo-speed", str(DEMO_SPEED))
+    page.goto(srv.url + "/setup")
+    page.wait_for_selector("#s-game option[value=ganjifa]", state="attached")
+    page.select_option("#s-game", "ganjifa")
+    page.check("#s-every-doubt")
+    with page.expect_request("**/api/setup") as sent:
+        page.click("#setup-form button[type=submit]")
+    assert sent.value.post_data_json["ask_every_doubt"] is True
+    page.wait_for_function("document.querySelector('#s-result').textContent.includes('started')")
+
+
 def test_scoreboard_persists_across_a_server_restart(server, page, tmp_path):
     db = tmp_path / "night.db"
     srv = server(db=db)
