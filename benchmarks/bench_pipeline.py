@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from film_events import MODEL, _classifier, _enrolled_profile, bench_events
+from film_events import MODEL, bench_events, enrolled_profile, model_classifier
 
 from companion.layouts import load_layout
 from companion.vision.calibration import CalibrationError, MatCalibrator
@@ -110,7 +110,7 @@ def _table_profile(spec, classifier):
     """The profile of the deck most of the table's cards are from."""
     from collections import Counter
     deck, _ = Counter(p.card.deck for p in spec.cards).most_common(1)[0]
-    return _enrolled_profile(spec.cards[0].source, spec.cards[0].seed, deck, classifier)
+    return enrolled_profile(spec.cards[0].source, spec.cards[0].seed, deck, classifier)
 
 
 def bench_speed(frames: int) -> dict:
@@ -169,7 +169,7 @@ def bench_detect(limit: int) -> dict:
     stats = {"scenes": 0, "calibrated": 0, "whole": [0, 0], "overlapped": [0, 0],
              "fp": 0, "fp_hands": 0, "fp_read_as_card": 0, "found": 0, "hand_scenes": 0,
              "ms": []}
-    clf = _classifier()
+    clf = model_classifier()
     w_mm, h_mm = det.mat.size_mm
     for path in scenes:
         truth = json.loads(path.read_text())

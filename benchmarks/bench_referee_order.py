@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_pipeline import MODEL, _classifier, _enrolled_profile, _lcs, _truth_on
+from film_events import MODEL, enrolled_profile, lcs, model_classifier, truth_on
 
 from companion.games import get_game
 from companion.layouts import load_layout
@@ -48,13 +48,13 @@ def sightings(video: Path, meta: dict, profile: bool) -> list:
     """[(frame, timestamp, events)] for every frame with tracker events."""
     rec = GameRecord.from_json(meta["record"])
     deck = get_game(rec.game).DECK
-    classifier, reuse = _classifier(deck), None
+    classifier, reuse = model_classifier(deck), None
     if classifier is None:
         raise SystemExit(f"no model at {MODEL}")
     if profile:
         from companion.vision.classify import CardClassifier
         source = meta.get("source") or f"style-{meta['style']}"
-        classifier = CardClassifier(MODEL, profile=_enrolled_profile(source, meta["seed"], deck,
+        classifier = CardClassifier(MODEL, profile=enrolled_profile(source, meta["seed"], deck,
                                                                      classifier))
         reuse = ReadingReuse(max_doubtful=DOUBTFUL_PER_FRAME)
     pipe = Pipeline(classifier, TableTracker(load_layout(rec.game)), detector=CardDetector(),
@@ -75,7 +75,7 @@ def judge(stream: list, meta: dict, as_laid: bool) -> dict:
         for e in events:
             if e.kind == "unsure" and ref.is_move_zone(e.zone) and not ref._seen_there(e):
                 choices = ref.choices_for(e)
-                truth = _truth_on(meta["frame_truth"], e.last_frame, e.zone)
+                truth = truth_on(meta["frame_truth"], e.last_frame, e.zone)
                 asked["holding"] += 1
                 asked["first right"] += bool(choices) and choices[0][0] == truth
                 asked["one choice"] += len(choices) == 1
@@ -84,12 +84,12 @@ def judge(stream: list, meta: dict, as_laid: bool) -> dict:
         questions = [(e.last_frame, e.zone) for e in events if e.kind == "unsure"]
         questions += [(o.frame, o.zone) for o in said if o.kind == "doubt"]
         for at, zone in questions:
-            truth = _truth_on(meta["frame_truth"], at, zone)
+            truth = truth_on(meta["frame_truth"], at, zone)
             if truth:
                 outputs += ref.confirm(truth, zone, frame, ts)
     truth_moves = [game.public_move(rec.moves[m["index"]]) for m in meta["moves"]]
     rulings = ref.rulings()
-    return {"moves": _lcs([r.move for r in rulings], truth_moves), "of": len(truth_moves),
+    return {"moves": lcs([r.move for r in rulings], truth_moves), "of": len(truth_moves),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),
             "doubt": sum(o.kind == "doubt" for o in outputs), **asked}

@@ -18,14 +18,14 @@ from companion.vision.track import TableTracker, TrackEvent
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "card_classifier.onnx"
 
-def _classifier(deck=None):
+def model_classifier(deck=None):
     if not MODEL.is_file():
         return None
     from companion.vision.classify import CardClassifier
     return CardClassifier(MODEL, deck=deck)
 
 
-def _enrolled_profile(source: str, seed: int, deck, classifier):
+def enrolled_profile(source: str, seed: int, deck, classifier):
     """The profile a player would enrol for the deck on the table (one flat picture per
     card of that deck, in the table's art and print, and its back): what `companion enroll`
     builds from a manifest with a back."""
@@ -35,7 +35,7 @@ def _enrolled_profile(source: str, seed: int, deck, classifier):
     return enroll_images(faces, "table-deck", classifier, back=card_image(source, None, seed, 112))
 
 
-def _truth_on(frames: list, frame: int, zone: str | None) -> str | None:
+def truth_on(frames: list, frame: int, zone: str | None) -> str | None:
     """The face-up card on top of ``zone`` in the film's truth at ``frame`` (what a player
     answering the dashboard's "which card is this?" would say)."""
     rows = [r for r in frames[min(frame, len(frames) - 1)]
@@ -64,13 +64,13 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         classifier = TruthOracle(video.with_suffix(".json"))
         detector = classifier.detector(detector)
     else:
-        classifier = _classifier(game.DECK)
+        classifier = model_classifier(game.DECK)
         if classifier is None:
             return {}
         if enrolled:
             from companion.vision.classify import CardClassifier
             source = meta.get("source") or f"style-{meta['style']}"
-            profile = _enrolled_profile(source, meta["seed"], game.DECK, classifier)
+            profile = enrolled_profile(source, meta["seed"], game.DECK, classifier)
             classifier = CardClassifier(MODEL, profile=profile)
     reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
@@ -96,7 +96,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         # readings it doubts (a card already played)
         asked = [(o.frame, o.zone) for o in said if o.kind in ("unsure", "doubt")]
         for at, zone in asked if answer_unsure else []:
-            truth = _truth_on(meta["frame_truth"], at, zone)
+            truth = truth_on(meta["frame_truth"], at, zone)
             if truth:
                 answered += 1
                 outputs += referee.confirm(truth, zone, r.frame_index, r.timestamp)
@@ -123,13 +123,13 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                    for f in range(lo, hi + 1) for row in frames[f])
     wrong_cards = [e.card_id for e in seen if not there(e)]
     # the done-when of issue 6: every laid card is reported, or asked about (unsure)
-    asked = {_truth_on(frames, f, e.zone) for e in sightings
+    asked = {truth_on(frames, f, e.zone) for e in sightings
              if e.kind == "unsure" and (e.zone, e.last_frame) not in named_at
              for f in (e.first_frame, e.last_frame)}
     missed = set(laid_cards) - {e.card_id for e in right} - asked
     rulings = referee.rulings()
     judged = [r.move for r in rulings]
-    matched = _lcs(judged, truth_moves)
+    matched = lcs(judged, truth_moves)
     return {"video": video.name, "frames": n, "fps": n / secs, "truth_moves": len(truth_moves),
             "moves_found": matched, "moves_judged": len(judged),
             "cards_laid": len(laid), "sighted": len({e.card_id for e in right}),
@@ -142,7 +142,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "doubts": sum(o.kind == "doubt" for o in outputs)}
 
 
-def _lcs(a: list, b: list) -> int:
+def lcs(a: list, b: list) -> int:
     dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a)):
         for j in range(len(b)):

@@ -66,7 +66,7 @@ __all__ = ["Referee", "RefereeError", "RefereeOutput"]
 # the real-art Ganjifa film, each within half a second).
 SPOT_GRACE_S = 1.0
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
-# tracker keeps more (``track.CANDIDATES``), for the played cards they may leave out.
+# tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
 
 

@@ -33,7 +33,10 @@ CROP_PX = 96
 # A first reading below this is read again turned. At 0.95 the fixture scenes' cards are read
 # as surely as with four turns for all (no more accepted wrong), and 0.34 of them only once.
 REREAD_BELOW = 0.95
-# Readings listed per crop: as many as the tracker keeps (track.CANDIDATES).
+# Readings listed per crop, and by the tracker's unsure events. The referee offers the
+# players the first three the game allows, and leaves out the weight of those already
+# played (referee.elimination): with five, not three, the real-art Ganjifa film asked 33
+# questions, not 37.
 TOP_K = 5
 # The served pipeline reads one frame while its other half sees the next (Pipeline.stream),
 # so the model has half the cores: one on a 2-core laptop (its threads, where it has more

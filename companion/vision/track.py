@@ -22,13 +22,10 @@ import cv2
 import numpy as np
 
 from companion.layouts import Layout
+from companion.vision.classify import TOP_K
 from companion.vision.detect import Detections
 
 FACE_DOWN = "face-down"
-# The readings an unsure event lists. The referee offers the players the first three the
-# game allows, and leaves out the weight of those already played (referee.elimination):
-# with five, not three, the real-art Ganjifa film asked 33 questions, not 37.
-CANDIDATES = 5
 
 
 @dataclass(frozen=True)
@@ -421,7 +418,7 @@ class TableTracker:
         for _, _, topk in recent:
             for card, p in topk:
                 total[card] += p / len(recent)
-        return tuple((c, float(p)) for c, p in total.most_common(CANDIDATES))
+        return tuple((c, float(p)) for c, p in total.most_common(TOP_K))
 
     def _event(self, kind: str, t: _Track, card: str | None, conf: float, frame: int,
                ts: float, first: int | None = None, covers: str | None = None,
