@@ -235,6 +235,36 @@ def test_a_doubt_named_as_the_card_it_already_was_releases_what_waited():
     assert [r.move for r in ref.rulings()] == [a, b] and ref.waiting_for == ""
 
 
+def test_a_deni_card_named_then_doubted_and_named_again_is_not_laid_twice():
+    """The real-art Ganjifa film: a Rama 9 laid on a Deni spot, named by a player, was
+    half covered by the trick being swept and read doubtfully (a Rama 8 first). Named
+    again as the 9, the card already lying there, it is no second card: what waited for
+    the answer goes on."""
+    moves = table_view(simulate("ganjifa", 4, {}, 0)).moves
+    k = next(i for i, m in enumerate(moves) if m.action == "deni")
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    for move in moves[:k]:
+        show.ganjifa(move)
+    deni = moves[k]
+    low, high = deni.cards
+    zone = f"deni{deni.player}"
+    show.lay(low, f"play{deni.player}")
+    f = show.frame + 10
+    ref.observe([_doubt(zone, f, 50, (high.id, 0.6), ("kalki-9", 0.2))], f)
+    ref.confirm(high.id, zone, f + 1, (f + 1) / 30)
+    assert [r.move for r in ref.rulings()] == list(moves[:k + 1])
+    ref.observe([_doubt(zone, f + 40, 50, ("kalki-9", 0.29), (high.id, 0.23))], f + 40)
+    assert ref.waiting_for == zone
+    show.ganjifa(moves[k + 1])
+    ref.confirm(high.id, zone, show.frame + 1, (show.frame + 1) / 30)
+    assert [r.move for r in ref.rulings()] == list(moves[:k + 2]) and ref.waiting_for == ""
+    for move in moves[k + 2:k + 14]:  # a second Vizier laid would spoil the tricks to come
+        show.ganjifa(move)
+    assert [r.move for r in ref.rulings()] == list(moves[:k + 14])
+    assert all(r.verdict is Verdict.LEGAL for r in ref.rulings())
+
+
 def test_only_cards_on_move_zones_are_worth_asking_about():
     kk, gj = Referee("kendra-kari", 4), Referee("ganjifa", 4)
     assert kk.is_move_zone("pos1") and kk.is_move_zone("pos7")

@@ -182,12 +182,16 @@ class Referee:
         pending = self._pending(zone=zone)
         if pending is None and (card in stack or self._already_played(card)):
             return []  # a card the game has already: the doubt was about nothing new
-        if card not in stack:
-            stack.append(card)
         if pending is not None:
             track = self._facts[pending].track
             self._answered.add(track)
-            return self._name_pending(pending, card, self._named.get(track))
+            # Named as the card already lying there (a hand or a swept trick half over it
+            # made its readings doubtful): it was not laid again.
+            was = card.id if card in stack else self._named.get(track)
+            if card not in stack:
+                stack.append(card)
+            return self._name_pending(pending, card, was)
+        stack.append(card)
         return self._add(Fact("laid", frame, timestamp, card, zone))
 
     def dismiss(self, zone: str) -> list[RefereeOutput]:

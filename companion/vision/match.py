@@ -206,30 +206,33 @@ def align_candidates(query: np.ndarray, ref: np.ndarray, k: int = 3, search: int
     Symmetric emblems correlate almost as well half a turn (or a quarter) away, and when
     the cards of a suit differ only in a small rim numeral the whole-image match cannot
     tell those turns apart; the caller compares the numeral in each.
+
+    The angle and scale are chosen at half resolution (4x cheaper), the shift at full. The
+    scale is the crop's own (the detector's radius a few per cent off), the same at every
+    turn, so it is searched at the best turn only: 9 of OpenCV's ``matchTemplate`` calls
+    rather than 15 at half resolution (each costs the same whatever the search area).
     """
     qp = grey_polar(query)
     rp = grey_polar(ref)
     corr = np.fft.irfft(np.fft.rfft(qp, axis=0) * np.conj(np.fft.rfft(rp, axis=0)),
                         n=POLAR_ANGLES, axis=0).sum(axis=1)
-    # Angle and scale are chosen at half resolution (4x cheaper); the shift at full.
     q_half, r_half = cv2.pyrDown(query), cv2.pyrDown(ref)
     h = max(2, search // 2 + 1)
     core_half = r_half[h:-h, h:-h]
-    found = []
-    for angle in peak_angles(corr, 3):
-        best, best_sc = -2.0, 1.0
-        for sc in ALIGN_SCALES:
-            res = cv2.matchTemplate(rotated(q_half, angle, scale=sc), core_half,
-                                    cv2.TM_CCOEFF_NORMED)
-            if float(res.max()) > best:
-                best, best_sc = float(res.max()), sc
-        found.append((best, angle, best_sc))
-    found.sort(reverse=True)
+
+    def fit(angle: float, sc: float) -> tuple[float, float, float]:
+        res = cv2.matchTemplate(rotated(q_half, angle, scale=sc), core_half,
+                                cv2.TM_CCOEFF_NORMED)
+        return float(res.max()), angle, sc
+
+    found = sorted((fit(a, 1.0) for a in peak_angles(corr, 3)), reverse=True)
+    found[0] = max([found[0]] + [fit(found[0][1], sc) for sc in ALIGN_SCALES if sc != 1.0])
+    scale = found[0][2]
     core = ref[search:-search, search:-search]
-    for _, angle, sc in found[:k]:  # lazily: align() wants only the first
-        res = cv2.matchTemplate(rotated(query, angle, scale=sc), core, cv2.TM_CCOEFF_NORMED)
+    for _, angle, _ in found[:k]:  # lazily: align() wants only the first
+        res = cv2.matchTemplate(rotated(query, angle, scale=scale), core, cv2.TM_CCOEFF_NORMED)
         _, _, _, loc = cv2.minMaxLoc(res)
-        yield rotated(query, angle, (search - loc[0], search - loc[1]), sc)
+        yield rotated(query, angle, (search - loc[0], search - loc[1]), scale)
 
 
 def peak_angles(corr: np.ndarray, k: int) -> list[float]:

@@ -96,6 +96,7 @@ class ReadingReuse:
         self.patient_frames = patient_frames
         self.patient_below = patient_below
         self.reads = 0  # crops sent to the classifier (for benchmarks and tests)
+        self.confirmed = 0  # sure cards the classifier confirmed rather than read again
         self.reset()
 
     def reset(self) -> None:
@@ -127,8 +128,12 @@ class ReadingReuse:
                         evidence[i] = False
                     else:
                         doubtful.append((old.read_at, i))
-        for _, i in sorted(due)[:self.max_refresh]:
-            rows[i] = kept[i] = None
+        due = [i for _, i in sorted(due)[:self.max_refresh]]
+        for i, still in zip(due, self._confirmed(classifier, det.crops[due], kept, due)):
+            if still:
+                kept[i].read_at = frame_index
+            else:
+                rows[i] = kept[i] = None
         doubtful.sort()
         waiting = doubtful[self.max_doubtful:] if self.max_doubtful is not None else []
         doubtful = doubtful[:self.max_doubtful]  # its turn: the longest unread first
@@ -156,6 +161,17 @@ class ReadingReuse:
         # Only what was seen this frame is remembered: a card taken away is forgotten.
         self._memory = [m for m in kept if m is not None]
         return Classifications.from_rows(rows, timing, evidence)
+
+    def _confirmed(self, classifier, crops: np.ndarray, kept: list, due: list[int]
+                   ) -> np.ndarray:
+        """Which sure cards due for a fresh reading the classifier confirms cheaply
+        (``CardClassifier.confirms``): those keep their reading another ``refresh_frames``."""
+        confirms = getattr(classifier, "confirms", None)
+        if confirms is None or not due:
+            return np.zeros(len(due), bool)
+        still = confirms(crops, [kept[i].row.card_id for i in due], self.keep_above)
+        self.confirmed += int(np.sum(still))
+        return still
 
     def _patient(self, old: _Remembered, frame_index: int) -> bool:
         """A card read low for long waits for its slower turn (only where cards take turns)."""

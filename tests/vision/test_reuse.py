@@ -162,3 +162,30 @@ def test_a_doubtful_card_lying_still_is_read_a_turn_further_on_top_of_its_readin
     with_profile.classify(oracle, _det([(100, 100)], [30], rng), 0)
     with_profile.classify(oracle, _det([(100, 100)], [30], rng), 1)
     assert oracle.asked[-1] == (0, [False])
+
+
+class ConfirmingOracle(CountingOracle):
+    """Confirms a card's held reading when its crop is still as bright as that card."""
+
+    def __init__(self):
+        super().__init__()
+        self.asked: list[list[str]] = []
+
+    def confirms(self, crops: np.ndarray, card_ids: list[str], at: float) -> np.ndarray:
+        self.asked.append(list(card_ids))
+        return np.array([f"surya-{1 + int(c.mean()) // 26}" == cid
+                         for c, cid in zip(crops, card_ids)])
+
+
+def test_a_sure_card_due_for_reading_keeps_it_when_the_classifier_confirms_it_cheaply():
+    rng = np.random.default_rng(6)
+    reuse, oracle = ReadingReuse(refresh_frames=5), ConfirmingOracle()
+    first = reuse.classify(oracle, _det([(100, 100), (200, 100)], [30, 200], rng), 0)
+    for f in range(1, 11):
+        out = reuse.classify(oracle, _det([(100, 100), (200, 100)], [30, 200], rng), f)
+        assert out.card_ids == first.card_ids
+    assert oracle.read == 2  # confirmed at frames 5 and 10, never read again
+    assert oracle.asked == [first.card_ids, first.card_ids] and reuse.confirmed == 4
+    # a look that changed slowly, within the thumbnail's tolerance: not confirmed, read
+    out = reuse.classify(oracle, _det([(100, 100), (200, 100)], [30, 225], rng), 15)
+    assert oracle.read == 3 and out.card_ids == ["surya-2", "surya-9"]

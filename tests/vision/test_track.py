@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -146,6 +146,12 @@ def test_a_doubtful_card_taken_away_before_it_settled_is_asked_about_not_dropped
     assert [c for c, _ in events[0].candidates] == ["kurma-9", "kurma-6"]
     assert (events[0].first_frame, events[0].last_frame) == (0, 5)
     assert tr.table == {}
+    # read on every other frame only (its turns): it lay long enough all the same
+    waiting = (POS["pos4"], replace(doubtful[1], evidence=False))
+    events = run(tr, [[doubtful], [waiting]] * 3 + [[]] * 6, start=12)
+    assert [(e.kind, e.zone) for e in events] == [("unsure", "pos4")]
+    events = run(tr, [[doubtful], [waiting], [waiting]] + [[]] * 6, start=30)
+    assert events == []  # three frames: a glimpse
 
 
 def test_disagreeing_readings_are_unsure():
