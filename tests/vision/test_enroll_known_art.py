@@ -64,7 +64,7 @@ def test_a_sure_card_of_a_known_deck_is_confirmed_by_one_pass_of_the_model():
     model where it knows the art (scene 4: four cards read surely), never under another
     card's name, and never where the model does not know the art: there it names hardly
     any card right, and the card is read again in full."""
-    shown, crops, profile = _scene_with_its_deck(4)
+    _, crops, profile = _scene_with_its_deck(4)
     clf = CardClassifier(profile=profile)
     enrolled = clf.classify(crops)
     named = np.array([cid is not None for cid in enrolled.card_ids])
