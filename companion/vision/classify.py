@@ -249,6 +249,7 @@ class CardClassifier:
         self.session = ort.InferenceSession(str(model_path), so,
                                             providers=["CPUExecutionProvider"])
         self._card_ids = np.array([Card(s, r).id for s in self.suits for r in self.ranks])
+        self._card_index = {cid: j for j, cid in enumerate(self._card_ids.tolist())}
         self.input_px = int(self.card["input"]["shape"][2])
 
     def heads(self, crops: np.ndarray) -> tuple[HeadOutputs, dict[str, float]]:
@@ -369,8 +370,7 @@ class CardClassifier:
             return np.zeros(n, bool)
         suit, rank, kind, _ = self._read(preprocess(crops, self.input_px))
         p = self._model_probs(HeadOutputs(suit, rank, kind, np.zeros((n, 0), np.float32)))
-        index = {cid: j for j, cid in enumerate(self._card_ids)}
-        held = np.array([index.get(cid, -1) for cid in card_ids])
+        held = np.array([self._card_index.get(cid, -1) for cid in card_ids])
         sure = p[np.arange(n), np.maximum(held, 0)] * kind[:, 0]
         return (held >= 0) & (sure >= at)
 
@@ -411,8 +411,7 @@ class CardClassifier:
         overruled = ~same & (model_conf >= MODEL_OVERRULES) & named
         conf = np.where(overruled, np.minimum(conf, 1.0 - model_conf), conf)
         if self.profile.model_agreement >= KNOWN_ART:
-            index = {cid: j for j, cid in enumerate(self._card_ids)}
-            model_p = np.array([p[i, index[cid]] if cid else 1.0
+            model_p = np.array([p[i, self._card_index[cid]] if cid else 1.0
                                 for i, cid in enumerate(card_ids)]) * h.kind[:, 0]
             conf = np.where(named, np.minimum(conf, model_p), conf)
         return np.where(same, np.maximum(conf, model_conf), conf).astype(np.float32)
