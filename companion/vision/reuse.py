@@ -16,7 +16,10 @@ two latest readings (``cycle_turns``; :meth:`~companion.vision.classify.CardClas
 alone; with a deck profile the card is read afresh). Every
 ``refresh_frames`` frames a card is read afresh anyway (at most ``max_refresh`` cards a
 frame, the longest unread first, so a full table does not come due all at once), so a slow
-change cannot hide a card swapped under a steady hand. Crops under a moving hand are not read at all: the tracker
+change cannot hide a card swapped under a steady hand. With a profile of a deck the model
+knows, that reading is first one pass of the model alone (``CardClassifier.confirms``): a
+card it reads as the same card, surely, keeps its reading without the profile's comparisons.
+Crops under a moving hand are not read at all: the tracker
 ignores them (see :class:`~companion.vision.track.TableTracker`), so they get
 :data:`~companion.vision.classify.UNREAD`, or their last reading for the dashboard's labels.
 
