@@ -368,10 +368,9 @@ class CardClassifier:
         n = len(crops)
         if n == 0 or self.profile is None or self.profile.model_agreement < KNOWN_ART:
             return np.zeros(n, bool)
-        suit, rank, kind, _ = self._read(preprocess(crops, self.input_px))
-        p = self._model_probs(HeadOutputs(suit, rank, kind, np.zeros((n, 0), np.float32)))
+        h = HeadOutputs(*self._read(preprocess(crops, self.input_px)))
         held = np.array([self._card_index.get(cid, -1) for cid in card_ids])
-        sure = p[np.arange(n), np.maximum(held, 0)] * kind[:, 0]
+        sure = self._model_probs(h)[np.arange(n), np.maximum(held, 0)] * h.kind[:, 0]
         return (held >= 0) & (sure >= at)
 
     @property

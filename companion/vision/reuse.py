@@ -132,7 +132,8 @@ class ReadingReuse:
                     else:
                         doubtful.append((old.read_at, i))
         due = [i for _, i in sorted(due)[:self.max_refresh]]
-        for i, still in zip(due, self._confirmed(classifier, det.crops[due], kept, due)):
+        held = [kept[i].row.card_id for i in due]
+        for i, still in zip(due, self._confirmed(classifier, det.crops[due], held)):
             if still:
                 kept[i].read_at = frame_index
             else:
@@ -165,14 +166,14 @@ class ReadingReuse:
         self._memory = [m for m in kept if m is not None]
         return Classifications.from_rows(rows, timing, evidence)
 
-    def _confirmed(self, classifier, crops: np.ndarray, kept: list, due: list[int]
-                   ) -> np.ndarray:
-        """Which sure cards due for a fresh reading the classifier confirms cheaply
-        (``CardClassifier.confirms``): those keep their reading another ``refresh_frames``."""
+    def _confirmed(self, classifier, crops: np.ndarray, held: list[str]) -> np.ndarray:
+        """Which sure cards due for a fresh reading (their ``held`` names) the classifier
+        confirms cheaply (``CardClassifier.confirms``): those keep their reading another
+        ``refresh_frames``."""
         confirms = getattr(classifier, "confirms", None)
-        if confirms is None or not due:
-            return np.zeros(len(due), bool)
-        still = confirms(crops, [kept[i].row.card_id for i in due], self.keep_above)
+        if confirms is None or not held:
+            return np.zeros(len(held), bool)
+        still = confirms(crops, held, self.keep_above)
         self.confirmed += int(np.sum(still))
         return still
 
