@@ -473,7 +473,11 @@ class Referee:
     def _check_sync(self, frame: int, ts: float) -> list[RefereeOutput]:
         if self._pending() is not None:
             return []  # (cards laid behind an unnamed one are not judged yet)
-        problems = ring_problems(self) if self.shared else spot_problems(self)
+        tops = {zone: stack[-1] for zone, stack in self._table.items() if stack}
+        problems = (ring_problems(tops, self.expected_table(), self._already_played)
+                    if self.shared else
+                    spot_problems(tops, self.rulings(), self.layout, self.is_move_zone,
+                                  self._already_played))
         if not self.shared:  # see SPOT_GRACE_S
             if not problems:
                 self._mismatch_since = None
