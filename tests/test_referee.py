@@ -6,9 +6,11 @@ import pytest
 from referee_show import KK, TableShow
 
 from companion.cards import Card
-from companion.games.base import Verdict
+from companion.games.base import Move, Ruling, Verdict, seat_name
+from companion.layouts import load_layout
 from companion.record import simulate, table_view
 from companion.referee import Referee, RefereeError
+from companion.referee.mismatch import ring_problems, spot_problems
 from companion.vision.track import TrackEvent
 
 
@@ -186,3 +188,34 @@ def test_bad_setup_is_a_clear_error():
         Referee("kanji-guti", 2)
     with pytest.raises(RefereeError, match="no Player 7"):
         Referee("kendra-kari", 4).tell_draw(6)
+
+
+def test_the_ring_check_names_a_missing_card_and_one_the_game_never_took():
+    seven, one, stray = (Card.parse(c) for c in ("surya-2", "barat-5", "cheng-9"))
+    expected = {"pos7": seven, "pos1": one}
+    played = {seven, one}.__contains__
+    assert ring_problems({"pos7": seven, "pos1": one}, expected, played) == []
+    assert ring_problems({"pos7": seven}, expected, played) == [
+        f"{one.name} should lie on Position 1"]
+    assert ring_problems({"pos7": seven, "pos1": one, "pos2": stray}, expected, played) == [
+        f"take {stray.name} back from Position 2"]
+
+
+def test_the_spot_check_names_a_refused_card_still_lying_unless_the_game_played_on_with_it():
+    gj = load_layout("ganjifa")
+    spot = next(z for z in gj.zones if z.seat == 1 and not z.id.startswith("won"))
+    card = Card.parse("surya-raja")
+    refused = Ruling(Move(1, "lead", (card,)), Verdict.ILLEGAL, "beatable")
+    taken = Ruling(Move(1, "lead", (card,)), Verdict.LEGAL)
+    def move_zone(z):
+        return z == spot.id
+
+    def never(c):
+        return False
+
+    problems = spot_problems({spot.id: card}, [refused], gj, move_zone, never)
+    assert problems == [(f"{card.name} on {seat_name(1)}'s {spot.kind} spot was refused; "
+                         "take it back")]
+    assert spot_problems({spot.id: card}, [refused, taken], gj, move_zone, never) == []
+    assert spot_problems({spot.id: card}, [refused], gj, move_zone, {card}.__contains__) == []
+    assert spot_problems({spot.id: card}, [refused], gj, lambda z: False, never) == []
