@@ -145,6 +145,9 @@ def test_an_unsure_card_is_not_offered_as_a_card_already_played():
     # a doubt about the card already on a spot keeps that card among its readings
     again = _doubt(f"play{a.player}", 120, 0, (a.cards[0].id, 0.4), (b.cards[0].id, 0.2))
     assert ref.choices_for(again) == again.candidates
+    # ... also when another card, already played elsewhere, ranks first
+    misread = _doubt(f"play{a.player}", 150, 0, (b.cards[0].id, 0.5), (a.cards[0].id, 0.3))
+    assert ref.choices_for(misread) == ((a.cards[0].id, 0.3),)
 
 
 def test_a_named_card_read_doubtfully_later_holds_nothing_up():

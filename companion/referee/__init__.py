@@ -453,13 +453,18 @@ class Referee:
         played is not offered for a newly laid card (the Ganjifa film: "buddha-3 25%,
         buddha-5 19%, buddha-4 18%" with buddha-3 and buddha-4 already played asks about
         buddha-5 alone, the card that was laid). A doubt about a card already on that
-        spot keeps its readings: it is that card. At most ``OFFERED`` are offered.
+        spot keeps its readings: it is that card. A card seen on that spot stays among
+        the readings offered even when another ranks first: on the real-art Kendra Kari
+        film the Kumancha 6 on Position 7, read as the 8, was asked about as "kumancha-8,
+        kumancha-4 or kumancha-9", without the card that lay there. At most ``OFFERED``
+        are offered.
         """
         if self._seen_there(ev):
             return ev.candidates[:OFFERED]
+        here = self._table.get(ev.zone or "", ())
         return tuple((c, p) for c, p in ev.candidates
-                     if (card := parse_card(c)) is None or not self._already_played(card)
-                     )[:OFFERED]
+                     if (card := parse_card(c)) is None or card in here
+                     or not self._already_played(card))[:OFFERED]
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

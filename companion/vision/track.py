@@ -204,6 +204,8 @@ class _Track:
     doubt: int = 0  # consecutive votes without a confident reading
     asked: tuple[str, ...] = ()  # unsure: the candidates the players were asked about
     since: int = -1  # the frame its current card was first seen: at first, ``first_frame``
+    # a hand came near it since its name was last read surely (see TableTracker._vote)
+    disturbed: bool = True
 
 
 class TableTracker:
@@ -288,6 +290,8 @@ class TableTracker:
         gated_tracks = (motion.near(np.array([t.center for t in tracks]), self.motion_radius_mm)
                         if motion is not None and tracks else np.zeros(len(tracks), bool))
         for t, gated in zip(tracks, gated_tracks.tolist()):
+            if gated or motion is None:  # (no motion map: whether a hand came is not known)
+                t.disturbed = True
             o = matched.get(t.id)
             if o is not None:
                 center, label, conf, topk, evidence = o
@@ -352,6 +356,8 @@ class TableTracker:
             confident = confident and conf >= self.resolve_confidence
         if label == t.label and t.settled:
             t.doubt = 0
+            if confident:
+                t.disturbed = False
             if t.unsure and confident:  # the doubt resolved itself
                 t.unsure = False
                 return [self._event("appeared", t, label, conf, frame, ts, resolves=True)]
@@ -360,9 +366,12 @@ class TableTracker:
             # Readings in flux (a card just laid on another, a glare passing) get as many
             # frames again to settle before the players are asked. A card that settled with
             # a confident name keeps it through doubtful readings that still rank it first
-            # (a neighbour's hand, a glare): only another card ranked first unsettles it.
+            # (a neighbour's hand, a glare): only another card ranked first unsettles it,
+            # and only once a hand came near it. A card does not change by itself: on the
+            # real-art Kendra Kari film a Kumancha 6 that lay untouched was re-read as the
+            # 8 (0.83) three times, and each time the players were asked what lay there.
             ranked = [c for c, _ in self._candidates(recent)]
-            if t.settled and not t.unsure and ranked[:1] == [t.label]:
+            if t.settled and not t.unsure and (ranked[:1] == [t.label] or not t.disturbed):
                 t.doubt = 0
                 return []
             if t.settled and t.unsure and t.asked and t.asked[0] in ranked:
@@ -378,7 +387,7 @@ class TableTracker:
         first = max(t.first_frame, frame - self.stable_frames + 1)
         if t.settled:  # a card laid on a settled one came with the readings that changed it
             t.since = first
-        t.settled, t.label = True, label
+        t.settled, t.label, t.disturbed = True, label, False
         candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False

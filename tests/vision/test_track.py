@@ -234,6 +234,35 @@ def test_a_settled_card_keeps_its_name_through_doubtful_readings_of_it():
     assert [e.kind for e in events] == ["unsure"]
 
 
+def test_a_card_no_hand_came_near_is_not_doubted_by_readings_of_another():
+    """A card does not change by itself: readings that rank another card first, doubtfully,
+    ask the players only once a hand has come near the card since it was read surely."""
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=0.9)  # a profile of new art
+    px = 0.5
+    still = MotionMap.still((300, 400), px)
+    hand_mask = np.zeros((300, 400), bool)
+    x, y = (np.asarray(POS["pos3"]) * px).astype(int)
+    hand_mask[y - 10:y + 10, x - 10:x + 10] = True
+    hand = MotionMap.of(hand_mask, px)
+    sure = [[(POS["pos3"], Reading("kumancha-6", conf=0.91))]]
+    assert [e.kind for e in run(tr, sure * 5, motion=[still] * 5)] == ["appeared"]
+    other = (("kumancha-8", 0.83), ("kumancha-6", 0.14))
+    misread = [[(POS["pos3"], Reading("kumancha-8", conf=0.83, topk=other))]]
+    assert run(tr, misread * 12, start=5, motion=[still] * 12) == []
+    assert tr.table == {"pos3": ["kumancha-6"]}
+    # a hand over it, then the same doubtful readings: now it may be another card
+    run(tr, [[]] * 2, start=17, motion=[hand] * 2)
+    events = run(tr, misread * 12, start=19, motion=[still] * 12)
+    assert [e.kind for e in events] == ["unsure"]
+    assert events[0].candidates[0][0] == "kumancha-8"
+    # read surely as itself again, it is settled (undisturbed) once more
+    tr.reset()
+    run(tr, sure * 5, motion=[still] * 5)
+    run(tr, [[]] * 2, start=5, motion=[hand] * 2)
+    run(tr, sure * 4, start=7, motion=[still] * 4)
+    assert run(tr, misread * 12, start=11, motion=[still] * 12) == []
+
+
 def test_a_doubted_card_needs_stronger_readings_to_be_named_later():
     tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=0.8, resolve_confidence=0.9)
     top = (("chandra-10", 0.79), ("chandra-9", 0.06))
