@@ -218,18 +218,50 @@ def _median_k(samples: np.ndarray) -> np.ndarray:
 def _hand_like(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
     """A plain-coloured disc whose colour carries on well outside the circle is part of
     something bigger than a card (a palm and its arm), not a card: a card has art inside
-    and ends at its rim. Works for any skin tone, sleeve or glove."""
+    and ends at its rim. Works for any skin tone, sleeve or glove.
+
+    The colours around a plain disc are compared as if the table were lit evenly: in a
+    shadow a pale card is as dark as the shadowed mat around it, and on the real-art
+    Kendra Kari film (dim, a hand's shadow over Position 1) a PySolFC Kumancha 3, one
+    emblem on a plain field, was taken for a palm on every frame and never seen."""
     inner_u8 = _sample_colour(colour, centers, radius, _DISC_HAND)
     mid = _median_k(inner_u8)  # (N, 3)
     out = (np.abs(inner_u8 - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.75  # plain
     if not out.any():  # cards have art: the usual case, nothing more to look at
         return out
-    outer = _sample_colour(colour, centers[out], radius, _RING).astype(np.float32)
-    out[out] = (np.abs(outer - mid[out][:, None]).max(axis=2) < 20).mean(axis=1) > 0.3  # spills
-    if out.any():
-        mat = _median_k(colour[None, ::4, ::4].reshape(1, -1, 3))[0]  # the mat fills most of the view
-        out &= np.abs(mid - mat).max(axis=1) > 25
+    gain = _light_gain(colour, radius)
+    at = centers[out]
+    mid = mid[out] * _sample_gain(gain, at, radius, np.zeros((1, 2)))[:, 0]
+    outer = _sample_colour(colour, at, radius, _RING) * _sample_gain(gain, at, radius, _RING)
+    spills = (np.abs(outer - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.3
+    if spills.any():
+        sub = colour[::4, ::4]
+        even = sub * cv2.resize(gain, (sub.shape[1], sub.shape[0]))[..., None]
+        mat = np.median(even.reshape(-1, 3), axis=0)  # the mat fills most of the view
+        spills &= np.abs(mid - mat).max(axis=1) > 25
+    out[out] = spills
     return out
+
+
+LIGHT_SCALE = 8  # the light varies slowly: it is measured on a view this much smaller
+
+
+def _light_gain(colour: np.ndarray, radius: float) -> np.ndarray:
+    """(h/8, w/8) float32: how much each part of the view is brightened to look lit like
+    the mat in good light (``LIT_MAT_GREY``; 1 to ``MAX_GAIN``), from the brightness of its
+    neighbourhood (a few card radii, mostly mat)."""
+    h, w = colour.shape[:2]
+    small = cv2.resize(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY),
+                       (max(1, w // LIGHT_SCALE), max(1, h // LIGHT_SCALE)),
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    light = cv2.GaussianBlur(small, (0, 0), 2.0 * radius / LIGHT_SCALE)
+    return np.clip(LIT_MAT_GREY / np.maximum(light, 1.0), 1.0, MAX_GAIN)
+
+
+def _sample_gain(gain: np.ndarray, centers: np.ndarray, radius: float,
+                 pts: np.ndarray) -> np.ndarray:
+    """(N, K, 1): ``_light_gain`` at ``centers + pts * radius`` (view px)."""
+    return _sample_colour(gain[..., None], centers / LIGHT_SCALE, radius / LIGHT_SCALE, pts)
 
 
 def _sample_mask(mask: np.ndarray, centers: np.ndarray, radius: float,
@@ -360,8 +392,8 @@ class CardDetector:
             view = self.rectify(image, cal)
         gray = even_exposure(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY))
         radius = self.card_radius_mm * self.px_per_mm
-        cand = _find_circles(gray, view if self.reject_hands else None, radius, self.min_score, self.canny_high,
-                             self.min_votes, self._on_marker, view)
+        cand = _find_circles(gray, view if self.reject_hands else None, radius, self.min_score,
+                             self.canny_high, self.min_votes, self._on_marker, view)
         if not len(cand.scores):
             return Detections.empty(self.crop_size)
         centers_mm = cand.centers / self.px_per_mm

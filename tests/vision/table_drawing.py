@@ -22,6 +22,7 @@ class DrawnCard:
     colour: tuple[int, int, int]
     face_down: bool = False
     rim: tuple[int, int, int] = (30, 30, 40)  # a pale card: its face colour
+    pips: int = 6  # 1: one emblem on a plain field (the PySolFC decks)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def draw_card(img: np.ndarray, card: DrawnCard, px_per_mm: float = PX_PER_MM,
     cv2.circle(img, c, int((r - 2.5 * px_per_mm) * 16), inner, -1, cv2.LINE_AA, 4)
     if card.face_down:
         return
-    for _ in range(6):  # "pips": a pattern in the card's colour
+    for _ in range(card.pips):  # "pips": a pattern in the card's colour
         a, d = rng.uniform(0, 2 * np.pi), rng.uniform(0, r * 0.55)
         p = (int((c[0] / 16 + d * np.cos(a)) * 16), int((c[1] / 16 + d * np.sin(a)) * 16))
         cv2.circle(img, p, int(r * 0.18 * 16), card.colour, -1, cv2.LINE_AA, 4)
@@ -96,14 +97,22 @@ def draw_hand(img: np.ndarray, tip_mm, px_per_mm: float = PX_PER_MM,
 
 def render(cards: list[DrawnCard], size=(1280, 720), tilt: float = 0.15, shift=(0.0, 0.0),
            hand_mm=None, noise: float = 3.0, seed: int = 0, brightness: float = 1.0,
-           table_colour=(60, 90, 70), noise_seed: int | None = None) -> DrawnScene:
+           table_colour=(60, 90, 70), noise_seed: int | None = None,
+           shadow: tuple[tuple[float, float], float, float] | None = None) -> DrawnScene:
     """``seed`` draws the cards' art, ``noise_seed`` (default: seed) the sensor noise, so a
-    video of a still table keeps its cards and changes only its noise."""
+    video of a still table keeps its cards and changes only its noise. ``shadow``:
+    (centre mm, radius mm, light left) of a soft round shadow over the mat."""
     flat = draw_mat()
     for k, card in enumerate(cards):
         draw_card(flat, card, seed=seed * 100000 + int(card.center_mm[0]) * 300 + int(card.center_mm[1]))
     if hand_mm is not None:
         draw_hand(flat, hand_mm)
+    if shadow is not None:
+        (sx, sy), sr, left = shadow
+        dark = np.zeros(flat.shape[:2], np.float32)
+        cv2.circle(dark, (int(sx * PX_PER_MM), int(sy * PX_PER_MM)), int(sr * PX_PER_MM), 1.0, -1)
+        dark = cv2.GaussianBlur(dark, (0, 0), 10 * PX_PER_MM)
+        flat = (flat * (1 - (1 - left) * dark)[..., None]).astype(np.uint8)
     mm_to_px = camera_homography(size, tilt, shift)
     flat_to_px = mm_to_px @ np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1])
     image = cv2.warpPerspective(flat, flat_to_px, size, flags=cv2.INTER_AREA,
