@@ -23,7 +23,7 @@ import numpy as np
 
 from companion.layouts import Layout
 from companion.vision.classify import TOP_K
-from companion.vision.detect import Detections
+from companion.vision.detect import LIT_MAT_GREY, MAX_GAIN, Detections
 
 FACE_DOWN = "face-down"
 
@@ -140,14 +140,17 @@ class MotionGate:
         self.learn_rate = learn_rate
         self._prev: np.ndarray | None = None
         self._bg: np.ndarray | None = None
+        self._gain: float | None = None
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
     def reset(self) -> None:
         self._prev = None
         self._bg = None
+        self._gain = None
 
     def update(self, view: np.ndarray, cards: Detections | None = None) -> MotionMap:
         gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (5, 5), 1.0)
+        gray = self._brightened(gray)
         if self._prev is None or self._prev.shape != gray.shape:
             self._prev, self._bg = gray, gray.astype(np.float32)
             return MotionMap.still(gray.shape, self.px_per_mm)
@@ -173,6 +176,18 @@ class MotionGate:
                                    (still & (objects > 0)).astype(np.uint8))
             moving |= objects
         return MotionMap.of(self._blobs(moving), self.px_per_mm, only_moving)
+
+    def _brightened(self, gray: np.ndarray) -> np.ndarray:
+        """A dim view brightened as the detector brightens it (``even_exposure``), so that
+        the thresholds mean the same in any light: on the dim real-art Kendra Kari film a
+        hand resting over Position 7 differed from the mat by less than the background
+        threshold, the card under it went unseen without the hand being marked, and the
+        tracker reported the card taken away. The gain follows the light slowly: an arm
+        that darkens the view's median must not make the whole table move."""
+        level = float(np.median(gray[::4, ::4]))
+        target = min(MAX_GAIN, LIT_MAT_GREY / max(level, 1.0))
+        self._gain = target if self._gain is None else 0.98 * self._gain + 0.02 * target
+        return cv2.convertScaleAbs(gray, alpha=self._gain) if self._gain > 1.05 else gray
 
     def _blobs(self, mask: np.ndarray) -> np.ndarray:
         """Opened, and without specks smaller than ``min_blob_mm2`` (noise, JPEG)."""

@@ -220,6 +220,23 @@ def test_motion_gate_sees_movement_and_a_resting_hand_but_not_cards():
     assert not m.near(np.array([[80 / 0.6, 80 / 0.6]]), 10)[0]
 
 
+def test_motion_gate_sees_a_resting_hand_in_dim_light(monkeypatch):
+    """In a dim room a hand differs from the mat by less than the background threshold,
+    unless the view is brightened like the detector's."""
+    def rested(gate: MotionGate) -> bool:
+        view = np.full((252, 356, 3), 70, np.uint8)  # a dim mat
+        gate.update(view)
+        hand = view.copy()
+        hand[100:150, 180:260] = 48  # a dark hand arrives, then rests
+        for _ in range(8):
+            m = gate.update(hand)
+        return bool(m.near(np.array([[220 / 0.6, 125 / 0.6]]), 10)[0])
+
+    assert rested(MotionGate(px_per_mm=0.6))
+    monkeypatch.setattr(MotionGate, "_brightened", lambda self, gray: gray)
+    assert not rested(MotionGate(px_per_mm=0.6))  # why the view is brightened
+
+
 def test_a_settled_card_keeps_its_name_through_doubtful_readings_of_it():
     tr = TableTracker(LAYOUT, stable_frames=4)
     run(tr, [[(POS["pos2"], Reading("kalki-2"))]] * 5)
