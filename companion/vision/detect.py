@@ -220,48 +220,24 @@ def _hand_like(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.nda
     something bigger than a card (a palm and its arm), not a card: a card has art inside
     and ends at its rim. Works for any skin tone, sleeve or glove.
 
-    The colours around a plain disc are compared as if the table were lit evenly: in a
-    shadow a pale card is as dark as the shadowed mat around it, and on the real-art
-    Kendra Kari film (dim, a hand's shadow over Position 1) a PySolFC Kumancha 3, one
-    emblem on a plain field, was taken for a palm on every frame and never seen."""
+    Unless that colour is the mat's around it: a pale card on a pale mat carries on too.
+    The mat is the one around the disc, farther out (where an arm is only a narrow part
+    of the ring), not the view's: the light varies over a table. In a shadow a pale card
+    is as dark as the shadowed mat beside it, and on the real-art Kendra Kari film (dim,
+    a shadow over Position 1) a PySolFC Kumancha 3, one emblem on a plain field, was taken
+    for a palm on every frame and never seen; in bright daylight a white card on the
+    white mat beside it differed from the view's duller mat."""
     inner_u8 = _sample_colour(colour, centers, radius, _DISC_HAND)
     mid = _median_k(inner_u8)  # (N, 3)
     out = (np.abs(inner_u8 - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.75  # plain
     if not out.any():  # cards have art: the usual case, nothing more to look at
         return out
-    gain = _light_gain(colour, radius)
-    at = centers[out]
-    mid = mid[out] * _sample_gain(gain, at, radius, np.zeros((1, 2)))[:, 0]
-    outer = _sample_colour(colour, at, radius, _RING) * _sample_gain(gain, at, radius, _RING)
-    spills = (np.abs(outer - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.3
-    if spills.any():
-        sub = colour[::4, ::4]
-        even = sub * cv2.resize(gain, (sub.shape[1], sub.shape[0]))[..., None]
-        mat = np.median(even.reshape(-1, 3), axis=0)  # the mat fills most of the view
-        spills &= np.abs(mid - mat).max(axis=1) > 25
-    out[out] = spills
+    outer = _sample_colour(colour, centers[out], radius, _RING).astype(np.float32)
+    out[out] = (np.abs(outer - mid[out][:, None]).max(axis=2) < 20).mean(axis=1) > 0.3  # spills
+    if out.any():
+        mat = _median_k(_sample_colour(colour, centers[out], radius, _RING_FAR))
+        out[out] = np.abs(mid[out] - mat).max(axis=1) > 25
     return out
-
-
-LIGHT_SCALE = 8  # the light varies slowly: it is measured on a view this much smaller
-
-
-def _light_gain(colour: np.ndarray, radius: float) -> np.ndarray:
-    """(h/8, w/8) float32: how much each part of the view is brightened to look lit like
-    the mat in good light (``LIT_MAT_GREY``; 1 to ``MAX_GAIN``), from the brightness of its
-    neighbourhood (a few card radii, mostly mat)."""
-    h, w = colour.shape[:2]
-    small = cv2.resize(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY),
-                       (max(1, w // LIGHT_SCALE), max(1, h // LIGHT_SCALE)),
-                       interpolation=cv2.INTER_AREA).astype(np.float32)
-    light = cv2.GaussianBlur(small, (0, 0), 2.0 * radius / LIGHT_SCALE)
-    return np.clip(LIT_MAT_GREY / np.maximum(light, 1.0), 1.0, MAX_GAIN)
-
-
-def _sample_gain(gain: np.ndarray, centers: np.ndarray, radius: float,
-                 pts: np.ndarray) -> np.ndarray:
-    """(N, K, 1): ``_light_gain`` at ``centers + pts * radius`` (view px)."""
-    return _sample_colour(gain[..., None], centers / LIGHT_SCALE, radius / LIGHT_SCALE, pts)
 
 
 def _sample_mask(mask: np.ndarray, centers: np.ndarray, radius: float,
@@ -276,6 +252,7 @@ _DISC_COARSE = _DISC[:100]
 _DISC_HAND = _DISC_COARSE * 0.75
 _DISC_FACE = _DISC_COARSE * 0.8
 _RING = np.concatenate([np.stack([_COS * f, _SIN * f], 1) for f in (1.2, 1.4)])
+_RING_FAR = np.concatenate([np.stack([_COS * f, _SIN * f], 1) for f in (2.2, 2.6, 3.0)])
 
 
 def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
