@@ -219,3 +219,19 @@ def test_the_spot_check_names_a_refused_card_still_lying_unless_the_game_played_
     assert spot_problems({spot.id: card}, [refused, taken], gj, move_zone, never) == []
     assert spot_problems({spot.id: card}, [refused], gj, move_zone, {card}.__contains__) == []
     assert spot_problems({spot.id: card}, [refused], gj, lambda z: False, never) == []
+
+
+def test_a_doubt_about_a_pile_or_off_the_zones_is_not_asked():
+    """The stock and the gathered pile decide no move: the players are not asked."""
+    ref = Referee("kendra-kari", 4)
+    for zone in ("stock", "gathered", None):
+        at = KK.zone(zone).center_mm if zone else (5.0, 5.0)
+        ev = TrackEvent("unsure", None, at, zone, 0.5, 1, 6, 0.6,
+                        candidates=(("barat-3", 0.5), ("barat-8", 0.3)))
+        assert ref.observe([ev], 6, 0.6) == []
+    # on a ring position: asked, with the tracker's readings kept for the dashboard
+    ev = TrackEvent("unsure", None, KK.zone("pos2").center_mm, "pos2", 0.5, 1, 6, 0.6,
+                    candidates=(("barat-3", 0.5), ("barat-8", 0.3)))
+    (out,) = ref.observe([ev], 6, 0.6)
+    assert out.readings == ev.candidates and out.to_json()["readings"] == [
+        ["barat-3", 0.5], ["barat-8", 0.3]]

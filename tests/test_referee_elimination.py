@@ -49,7 +49,6 @@ def test_a_doubt_shared_with_a_played_card_is_named_and_judged():
     assert len(named) == 1 and named[0].choices == (c.cards[0].id,)
     assert a.cards[0].id in named[0].text and "98%" in named[0].text  # 0.86 / 0.88
     assert not [o for o in out if o.kind == "unsure"] and ref.waiting_for == ""
-    assert ref.named_itself(ev)
     assert [r.move for r in ref.rulings()] == [a, b, c]
     # the tracker's readings settle on the same card later: no second move
     later = dataclasses.replace(_seen(c, 150, 2), resolves=True)
@@ -62,7 +61,7 @@ def test_the_ruling_can_be_turned_off():
     ref.observe([_seen(a, 30, 0), _seen(b, 60, 1)], 60)
     ev = _unsure(c, 90, 2, 0.86, (a.cards[0].id, 0.12))
     assert [o.kind for o in ref.observe([ev], 90)] == ["unsure"]
-    assert ref.waiting_for == f"play{c.player}" and not ref.named_itself(ev)
+    assert ref.waiting_for == f"play{c.player}"
 
 
 @pytest.mark.parametrize("why", ["others in play", "too little left", "capped confidence",
@@ -87,7 +86,7 @@ def test_a_doubt_the_played_cards_do_not_settle_is_asked(why):
               candidates=((c.cards[0].id, 0.86), (played, 0.12))),
           }[why]
     out = ref.observe([ev], 90)
-    assert "named" not in [o.kind for o in out] and not ref.named_itself(ev)
+    assert "named" not in [o.kind for o in out]
     assert "unsure" in [o.kind for o in out]
     assert [r.move for r in ref.rulings()] == [a, b]
 

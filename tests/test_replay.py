@@ -233,6 +233,6 @@ def test_replay_ask_puts_a_doubted_reading_to_the_person():
     assert [ch["value"] for ch in shown.choices] == [c.cards[0].id, "none"]
     written = []
     asker = vt.TerminalAsker(ref, read=iter(["1\n"]).__next__, write=written.append)
-    asker.ask([misread], outputs, 90, 3.0)
+    asker.ask(outputs, 90, 3.0)
     assert "Which card was laid on" in "".join(written)
     assert [r.move for r in ref.rulings()] == [a, b, c]

@@ -263,7 +263,7 @@ def _replay(args: argparse.Namespace) -> int:
                 for o in outputs:
                     if o.kind != "question":
                         out.write(_referee_line(o) + "\n")
-                outputs = asker.ask(res.events, outputs, res.frame_index, res.timestamp)
+                outputs = asker.ask(outputs, res.frame_index, res.timestamp)
             for o in outputs:
                 counts[o.kind] = counts.get(o.kind, 0) + 1
                 if asker is not None:
@@ -321,7 +321,7 @@ class TerminalAsker:
             return None
         return line.strip()
 
-    def ask(self, events, outputs, frame: int, timestamp: float) -> list:
+    def ask(self, outputs, frame: int, timestamp: float) -> list:
         """The outputs of one frame, then whatever the answers to its questions bring."""
         more = []
         for o in outputs:
@@ -330,9 +330,7 @@ class TerminalAsker:
                 reply = self._answer(f"{o.text}{listed}\nanswer [1]: ")
                 if reply and reply.isdigit() and 1 < int(reply) <= len(o.choices):
                     more += self.referee.answer(o.question_id, int(reply) - 1)
-        unnamed = [(ev.zone, [c for c, _p in self.referee.choices_for(ev)])
-                   for ev in events if ev.kind == "unsure" and ev.zone]
-        unnamed += [(o.zone, list(o.choices)) for o in outputs if o.kind == "doubt"]
+        unnamed = [(o.zone, list(o.choices)) for o in outputs if o.kind in ("unsure", "doubt")]
         for zone, names in unnamed:
             if self.referee.waits_on(zone):
                 more += self._name(zone, names, frame, timestamp)

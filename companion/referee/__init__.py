@@ -103,7 +103,6 @@ class Referee:
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
         self.by_elimination = by_elimination
-        self._eliminated: set[tuple[int, int]] = set()  # (track, frame): unsure, named here
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
@@ -243,15 +242,15 @@ class Referee:
                 and (named := named_by_elimination(ev, self._played_elsewhere(ev))) is not None:
             return self._name_by_elimination(ev, named)
         if ev.kind == "unsure":
+            if not ev.zone or not self.is_move_zone(ev.zone):
+                return []  # a doubt about a pile or off the zones decides no move: not asked
             choices = self.choices_for(ev)
             names = ", ".join(f"{c} ({p:.0%})" for c, p in choices) or "no possible reading"
-            where = ev.zone or "off the zones"
-            out = [RefereeOutput("unsure", f"Unsure which card lies on {where}: {names}?",
+            out = [RefereeOutput("unsure", f"Unsure which card lies on {ev.zone}: {names}?",
                                  ev.last_frame, ev.timestamp,
-                                 choices=tuple(c for c, _ in choices), zone=ev.zone or "")]
-            same = self._seen_there(ev)
-            if ev.zone and self.is_move_zone(ev.zone) and not same \
-                    and self._pending(track=ev.track_id) is None:
+                                 choices=tuple(c for c, _ in choices), zone=ev.zone,
+                                 readings=ev.candidates)]
+            if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
             return out
         card = parse_card(ev.card_id)
@@ -286,11 +285,6 @@ class Referee:
             return []
         return self._add_seen(ev, "laid", card)
 
-    def named_itself(self, ev: TrackEvent) -> bool:
-        """Whether the referee named this unsure event's card by elimination (so nobody
-        needs to be asked)."""
-        return (ev.track_id, ev.last_frame) in self._eliminated
-
     def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
         """A test of whether the game has seen a card played, leaving out the cards seen
         on ``ev``'s spot or named for its track: the doubt may be about that very card,
@@ -301,7 +295,6 @@ class Referee:
         return lambda card: card not in here and self._already_played(card)
 
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
-        self._eliminated.add((ev.track_id, ev.last_frame))
         out = [RefereeOutput("named", named.text(ev.zone), ev.last_frame, ev.timestamp,
                              choices=(named.card.id,), zone=ev.zone or "")]
         return out + self._track_event(replace(ev, kind="appeared", card_id=named.card.id,
@@ -461,10 +454,9 @@ class Referee:
         """
         if self._seen_there(ev):
             return ev.candidates[:OFFERED]
-        here = self._table.get(ev.zone or "", ())
+        played = self._played_elsewhere(ev)
         return tuple((c, p) for c, p in ev.candidates
-                     if (card := parse_card(c)) is None or card in here
-                     or not self._already_played(card))[:OFFERED]
+                     if (card := parse_card(c)) is None or not played(card))[:OFFERED]
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

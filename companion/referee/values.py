@@ -36,6 +36,8 @@ class RefereeOutput:
     replaces: bool = False
     # doubt and unsure: the zone asked about (answered with ``Referee.confirm``); named
     zone: str = ""
+    # unsure: the tracker's readings (card, probability), of which ``choices`` are offered
+    readings: tuple[tuple[str, float], ...] = ()
 
     @property
     def move(self) -> Move | None:
@@ -56,6 +58,8 @@ class RefereeOutput:
             d["replaces_previous"] = True
         if self.zone:
             d["zone"] = self.zone
+        if self.readings:
+            d["readings"] = [[c, round(p, 3)] for c, p in self.readings]
         return d
 
 

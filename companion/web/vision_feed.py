@@ -25,7 +25,6 @@ from companion.layouts import load_layout
 from companion.web.capture import CardOverlay, FeedItem, Observation
 
 if TYPE_CHECKING:
-    from companion.referee import Referee
     from companion.vision.source import Frame
 
 log = logging.getLogger(__name__)
@@ -209,13 +208,15 @@ class VisionFeed:
             source.close()
 
     def _tracker_news(self, events, offset: int) -> tuple[Observation, ...]:
-        """Questions about unsure cards, and questions the tracker has since settled. A doubt
-        about a pile (stock, gathered, won tricks) decides no move, so it is not asked."""
+        """Questions the tracker has since settled, and, with no game to judge (no
+        referee), its unsure cards. With a game, the referee asks: it leaves out the piles
+        (their cards decide no move), the cards it named by elimination, and the readings
+        of cards already played."""
         out = []
         for ev in events:
-            if ev.kind == "unsure" and (self.referee is None or (
-                    self.referee.is_move_zone(ev.zone) and not self.referee.named_itself(ev))):
-                out.append(_unsure(ev, offset, self.referee))
+            if ev.kind == "unsure" and self.referee is None:
+                out.append(_which_card(f"Which card was laid on {ev.zone or 'the table'}?",
+                                       ev.candidates, ev.zone, offset + ev.last_frame))
             elif ev.kind == "appeared" and ev.resolves and ev.zone:
                 out.append(Observation("settled", context={"zone": ev.zone,
                                                            "card": ev.card_id}))
@@ -295,23 +296,19 @@ class VisionFeed:
             "frames": [o.frame + self._offset for o in rulings]}),)
 
 
-def _unsure(ev, offset: int = 0, referee: Referee | None = None) -> Observation:
-    """The question for an unsure card: the readings the game still allows (the referee
-    leaves out cards already played), and "none of these"."""
-    readings = referee.choices_for(ev) if referee is not None else ev.candidates
-    return _which_card(f"Which card was laid on {ev.zone or 'the table'}?",
-                       [(c, f"{c} ({p:.0%})") for c, p in readings], ev.zone,
-                       offset + ev.last_frame, reading=[[c, p] for c, p in ev.candidates])
-
-
-def _which_card(text: str, cards: list[tuple[str, str]], zone: str | None, frame: int,
-                **context: Any) -> Observation:
-    """A question about the card on ``zone``: one button per (card id, label), and "none
-    of these"; the answer goes to ``Referee.confirm`` or ``dismiss``."""
-    choices = tuple({"value": c, "label": label} for c, label in cards)
+def _which_card(text: str, readings, zone: str | None, frame: int,
+                offered: tuple[str, ...] | None = None) -> Observation:
+    """A question about the card on ``zone``: one button per offered card (all the
+    ``readings`` (card, probability) by default), and "none of these"; the answer goes to
+    ``Referee.confirm`` or ``dismiss``. The readings are kept with the question: the
+    players' answer corrects them (the deck profile learns)."""
+    p = dict(readings)
+    cards = offered if offered is not None else tuple(c for c, _ in readings)
+    choices = tuple({"value": c, "label": f"{c} ({p[c]:.0%})" if c in p else c} for c in cards)
     return Observation("unsure", text=text,
                        choices=choices + ({"value": "none", "label": "none of these"},),
-                       context={"zone": zone, "via": "vision", "frame": frame, **context})
+                       context={"zone": zone, "via": "vision", "frame": frame,
+                                "reading": [[c, q] for c, q in readings]})
 
 
 def _convert(out, offset: int = 0) -> list[Observation]:
@@ -321,12 +318,14 @@ def _convert(out, offset: int = 0) -> list[Observation]:
                             choices=tuple({"value": i, "label": c}
                                           for i, c in enumerate(out.choices)),
                             context={"question_id": out.question_id, "via": "vision"})]
+    if out.kind == "unsure":
+        return [_which_card(f"Which card was laid on {out.zone}?", out.readings, out.zone,
+                            offset + out.frame, out.choices)]
     if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
-        return [_which_card(out.text, [(c, c) for c in out.choices], out.zone,
-                            offset + out.frame)]
+        return [_which_card(out.text, (), out.zone, offset + out.frame, out.choices)]
     if out.kind in ("draw", "desync", "resync", "named"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
-    return []  # "unsure": made from the tracker's event, which names the zone
+    return []
 
 
 def _zone_polygons(pipeline, zones_mm) -> tuple[tuple[str, np.ndarray], ...]:

@@ -248,7 +248,7 @@ def test_the_dashboards_question_about_an_unsure_card_leaves_out_cards_already_p
     from companion.record import simulate, table_view
     from companion.referee import Referee
     from companion.vision.track import TrackEvent
-    from companion.web.vision_feed import _unsure
+    from companion.web.vision_feed import _convert
 
     a, b = table_view(simulate("ganjifa", 4, {}, 0)).moves[:2]
     ref = Referee("ganjifa", 4)
@@ -258,9 +258,12 @@ def test_the_dashboards_question_about_an_unsure_card_leaves_out_cards_already_p
     where = load_layout("ganjifa").zone(f"play{b.player}")
     doubt = TrackEvent("unsure", None, where.center_mm, where.id, 0.4, 55, 60, 2.0, 1,
                        candidates=((a.cards[0].id, 0.4), (b.cards[0].id, 0.3)))
-    asked = _unsure(doubt, 0, ref)
+    (asked,) = [o for out in ref.observe([doubt], 60) for o in _convert(out)]
+    assert asked.kind == "unsure" and asked.context["zone"] == where.id
     assert [c["value"] for c in asked.choices] == [b.cards[0].id, "none"]
-    assert [c["value"] for c in _unsure(doubt).choices] == [a.cards[0].id, b.cards[0].id, "none"]
+    assert asked.choices[0]["label"] == f"{b.cards[0].id} (30%)"
+    # what was read goes with the question: the answer corrects it (the profile learns)
+    assert asked.context["reading"] == [[a.cards[0].id, 0.4], [b.cards[0].id, 0.3]]
 
 
 def test_a_camera_feed_follows_the_setup_pages_choice_to_ask_every_doubt(tmp_path):

@@ -73,7 +73,11 @@ def test_a_card_the_referee_named_by_elimination_is_not_asked_about(tmp_path):
     other = dataclasses.replace(doubt, track_id=2, candidates=((b.cards[0].id, 0.86),),
                                 last_frame=36)
     outs = feed.referee.observe([doubt, other], 36)
-    notes = [o for out in outs for o in _convert(out)]
-    assert [o.kind for o in notes] == ["note"] and a.cards[0].id in notes[0].text
-    asked = feed._tracker_news([doubt, other], 0)
-    assert [o.kind for o in asked] == ["unsure"] and asked[0].context["frame"] == 36
+    shown = [o for out in outs for o in _convert(out)]
+    assert [o.kind for o in shown] == ["note", "unsure"] and a.cards[0].id in shown[0].text
+    assert shown[1].context["frame"] == 36
+    assert feed._tracker_news([doubt, other], 0) == ()  # the referee asks, not the tracker
+    # with no game to judge, the tracker's doubts are asked as they are
+    feed.referee = None
+    asked = feed._tracker_news([doubt], 0)
+    assert [c["value"] for c in asked[0].choices] == [b.cards[0].id, a.cards[0].id, "none"]
