@@ -393,12 +393,21 @@ class CardDetector:
                           _crops(image, mats, self.crop_size), cand.scores)
 
 
-def even_exposure(gray: np.ndarray) -> np.ndarray:
-    """``gray`` brightened so that its median (the mat, which fills most of the table
-    view) is ``LIT_MAT_GREY``; a view already that bright is returned as it is."""
-    level = float(np.median(gray[::4, ::4]))
-    gain = min(MAX_GAIN, LIT_MAT_GREY / max(level, 1.0))
+def exposure_gain(gray: np.ndarray) -> float:
+    """How much brighter ``gray`` must be for its median (the mat, which fills most of the
+    table view) to be ``LIT_MAT_GREY``, at most ``MAX_GAIN``; below 1 for a brighter view."""
+    return min(MAX_GAIN, LIT_MAT_GREY / max(float(np.median(gray[::4, ::4])), 1.0))
+
+
+def brightened(gray: np.ndarray, gain: float) -> np.ndarray:
+    """``gray`` times ``gain``; as it is when that would barely brighten it."""
     return cv2.convertScaleAbs(gray, alpha=gain) if gain > 1.05 else gray
+
+
+def even_exposure(gray: np.ndarray) -> np.ndarray:
+    """``gray`` brightened so that its median is ``LIT_MAT_GREY`` (``exposure_gain``); a
+    view already that bright is returned as it is."""
+    return brightened(gray, exposure_gain(gray))
 
 
 def slack_px(radius: float) -> int:

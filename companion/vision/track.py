@@ -23,7 +23,7 @@ import numpy as np
 
 from companion.layouts import Layout
 from companion.vision.classify import TOP_K
-from companion.vision.detect import LIT_MAT_GREY, MAX_GAIN, Detections
+from companion.vision.detect import Detections, brightened, exposure_gain
 
 FACE_DOWN = "face-down"
 
@@ -184,10 +184,9 @@ class MotionGate:
         threshold, the card under it went unseen without the hand being marked, and the
         tracker reported the card taken away. The gain follows the light slowly: an arm
         that darkens the view's median must not make the whole table move."""
-        level = float(np.median(gray[::4, ::4]))
-        target = min(MAX_GAIN, LIT_MAT_GREY / max(level, 1.0))
+        target = exposure_gain(gray)
         self._gain = target if self._gain is None else 0.98 * self._gain + 0.02 * target
-        return cv2.convertScaleAbs(gray, alpha=self._gain) if self._gain > 1.05 else gray
+        return brightened(gray, self._gain)
 
     def _blobs(self, mask: np.ndarray) -> np.ndarray:
         """Opened, and without specks smaller than ``min_blob_mm2`` (noise, JPEG)."""
