@@ -290,9 +290,13 @@ class Referee:
         on ``ev``'s spot or named for its track: the doubt may be about that very card,
         read again (on the real-art Kendra Kari film a Kumancha 6 lying on Position 7 was
         later read as the 8, 0.83 against 0.14)."""
-        here = set(self._table.get(ev.zone or "", ())) | {
-            c for c in (parse_card(self._named.get(ev.track_id)),) if c is not None}
+        here = self._here(ev)
         return lambda card: card not in here and self._already_played(card)
+
+    def _here(self, ev: TrackEvent) -> set[Card]:
+        """The cards seen on ``ev``'s spot, and the card its track was named."""
+        named = parse_card(self._named.get(ev.track_id))
+        return set(self._table.get(ev.zone or "", ())) | ({named} if named else set())
 
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
         out = [RefereeOutput("named", named.text(ev.zone), ev.last_frame, ev.timestamp,
@@ -435,9 +439,8 @@ class Referee:
         under a hand's shadow, or one uncovered when the card on it was taken) is asked
         about but holds nothing up. Any other doubt is a card laid there, unnamed: what
         follows waits for it."""
-        top = ev.candidates[0][0] if ev.candidates else None
-        seen = [c.id for c in self._table.get(ev.zone or "", [])]
-        return top is not None and (self._named.get(ev.track_id) == top or top in seen)
+        top = parse_card(ev.candidates[0][0]) if ev.candidates else None
+        return top is not None and top in self._here(ev)
 
     def choices_for(self, ev: TrackEvent) -> tuple[tuple[str, float], ...]:
         """The readings of an unsure card that the players are offered.
