@@ -6,7 +6,7 @@ in play by a mask), rank (12), kind (card / face-down / not a card) and an embed
 card's probability is p(suit) * p(rank); the top three such products are the candidates the
 tracker shows when it is unsure.
 
-With a :class:`~companion.vision.enroll.DeckProfile` the reading changes to the user's own
+With a :class:`~companion.vision.deck_profile.DeckProfile` the reading changes to the user's own
 deck: nearest-match over the profile's embeddings and rotation-invariant templates, the
 deck-independent cues (pip count, colour), and the model heads, combined per card.
 """
@@ -26,7 +26,7 @@ from companion.vision.cores import HALF_THE_CORES, one_blas_thread
 from companion.vision.model_card import ModelError, load_model_card
 
 if TYPE_CHECKING:
-    from companion.vision.enroll import DeckProfile
+    from companion.vision.deck_profile import DeckProfile
 
 INPUT_PX = 64
 CROP_PX = 96
@@ -351,6 +351,9 @@ class CardClassifier:
                 probs = _times(probs, self.profile.model_probabilities(h))
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)
+            picks = np.where(chosen >= 0, chosen, probs.argmax(axis=1))
+            detail = self.profile.courts_seen(
+                crops, np.where(h.kind.argmax(axis=1) == 0, picks, -1), probs, detail)
         else:
             probs, ids = self._model_probs(h), self._card_ids
             dup = np.zeros(len(probs), bool)

@@ -256,3 +256,15 @@ def grey_polar(g: np.ndarray) -> np.ndarray:
                       cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR)
     p = p - p.mean()
     return p / (np.linalg.norm(p) + 1e-3)
+
+
+_FIGURE = np.hypot(*(np.mgrid[0:96, 0:96] - 47.5)) <= 0.85 * 48  # inside the rim
+
+
+def figure_match(crop: np.ndarray, reference: np.ndarray) -> float:
+    """Correlation of a 96 px BGR crop, re-centred and aligned, with a card's :func:`grey`
+    over the whole disc inside the rim (which any card matches)."""
+    aligned = align(grey(recentre(crop)), reference)
+    a, r = aligned[_FIGURE], reference[_FIGURE]
+    a, r = a - a.mean(), r - r.mean()
+    return float((a * r).sum() / (np.linalg.norm(a) * np.linalg.norm(r) + 1e-6))
