@@ -3,6 +3,7 @@ figures (docs/benchmarks.md, "Vision pipeline": recall 0.875, precision 0.919 on
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -24,3 +25,26 @@ def test_detection_recall_and_precision_on_fixture_scenes(capsys):
     assert res["precision"] >= 0.88
     whole_found, whole = res["whole"]
     assert whole_found / whole >= 0.9
+
+
+@pytest.mark.skipif(not (SCENES / "scene_00197.json").is_file(),
+                    reason="fixture scenes not present (make fixtures)")
+@pytest.mark.parametrize("scene,card", [("scene_00045", "balarama-raja"),
+                                        ("scene_00197", "shamsher-1"),
+                                        ("scene_00249", "phul-raja"),
+                                        ("scene_00280", "kumancha-7")])
+def test_the_whole_card_on_top_of_a_small_stack_is_found(scene, card):
+    """Hough put no centre on these top cards, 15-19 mm off the card beneath, and the
+    detector kept the card beneath (its rim partly hidden, 0.76-0.82 supported)."""
+    import cv2
+    import numpy as np
+
+    from companion.vision.calibration import MatCalibrator
+    from companion.vision.detect import CardDetector
+    truth = json.loads((SCENES / f"{scene}.json").read_text())
+    top = next(c for c in truth["cards"] if c["card_id"] == card)
+    assert top["visible_fraction"] > 0.95
+    image = cv2.imread(str(SCENES / f"{scene}.jpg"))
+    det = CardDetector().detect(image, MatCalibrator().calibrate(image))
+    off = np.linalg.norm(det.centers_px - top["center_px"], axis=1)
+    assert off.min() < 0.3 * top["radius_px"]  # as the benchmark counts a card found

@@ -9,7 +9,7 @@ import pytest
 import table_drawing
 from table_drawing import PALETTE, DrawnCard, render
 
-from companion.vision import detect
+from companion.vision import detect, rims
 from companion.vision.calibration import MatCalibrator
 
 
@@ -17,14 +17,14 @@ def _rim_reference(gx, gy, mag, centers, radius, slack, edge_thr):
     """One radius at a time, every sample clamped and checked against the image."""
     h, w = gx.shape
     cx, cy = centers[:, 0], centers[:, 1]
-    pos = np.zeros((len(cx), detect._N_RIM), bool)
+    pos = np.zeros((len(cx), rims.N_RIM), bool)
     neg = np.zeros_like(pos)
     for dr in np.arange(-slack, slack + 1.0):
-        xs = cx[:, None] + (radius + dr) * detect._COS[None]
-        ys = cy[:, None] + (radius + dr) * detect._SIN[None]
+        xs = cx[:, None] + (radius + dr) * rims.COS[None]
+        ys = cy[:, None] + (radius + dr) * rims.SIN[None]
         xi = np.clip(np.rint(xs).astype(int), 0, w - 1)
         yi = np.clip(np.rint(ys).astype(int), 0, h - 1)
-        radial = gx[yi, xi] * detect._COS[None] + gy[yi, xi] * detect._SIN[None]
+        radial = gx[yi, xi] * rims.COS[None] + gy[yi, xi] * rims.SIN[None]
         inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
         strong = inside & (np.abs(radial) > edge_thr) & (np.abs(radial) > 0.8 * mag[yi, xi])
         pos |= strong & (radial > 0)
@@ -46,7 +46,7 @@ def test_rim_support_matches_a_one_radius_at_a_time_reference(slack):
     inside = rng.uniform([40, 40], [280, 200], (30, 2))
     across_edges = rng.uniform(-25, 345, (200, 2))  # rims off the image and on its edge
     for centers in (inside, across_edges, np.zeros((0, 2))):
-        got = detect._rim_support(gx, gy, mag, centers, 19.5, slack, 30.0)
+        got = rims.rim_support(gx, gy, mag, centers, 19.5, slack, 30.0)
         assert np.array_equal(got, _rim_reference(gx, gy, mag, centers, 19.5, slack, 30.0))
 
 
@@ -58,18 +58,18 @@ def test_median_of_colour_samples_is_numpys_median(k):
     assert np.array_equal(got, np.median(samples.astype(np.float32), axis=1))
 
 
-def _visible_reference(centers, radius, rims):
+def _visible_reference(centers, radius, rim):
     vis = np.ones(len(centers))
     dist = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
     for i, j in zip(*np.nonzero(np.triu(dist < 2 * radius, 1))):
-        rim_i = centers[i] + radius * np.stack([detect._COS, detect._SIN], 1)
-        rim_j = centers[j] + radius * np.stack([detect._COS, detect._SIN], 1)
+        rim_i = centers[i] + radius * np.stack([rims.COS, rims.SIN], 1)
+        rim_j = centers[j] + radius * np.stack([rims.COS, rims.SIN], 1)
         in_j = np.hypot(*(rim_i - centers[j]).T) < radius * 0.95
         in_i = np.hypot(*(rim_j - centers[i]).T) < radius * 0.95
-        i_shows = rims[i][in_j].mean() if in_j.any() else 0.0
-        j_shows = rims[j][in_i].mean() if in_i.any() else 0.0
+        i_shows = rim[i][in_j].mean() if in_j.any() else 0.0
+        j_shows = rim[j][in_i].mean() if in_i.any() else 0.0
         lower, upper = (i, j) if j_shows > i_shows else (j, i)
-        pts = centers[lower] + detect._DISC * radius
+        pts = centers[lower] + rims.DISC * radius
         vis[lower] -= (np.hypot(*(pts - centers[upper]).T) < radius).mean()
     return np.clip(vis, 0.0, 1.0)
 
@@ -78,9 +78,9 @@ def test_visible_fractions_match_a_pair_at_a_time_reference():
     rng = np.random.default_rng(3)
     for n in (0, 1, 2, 8, 20):
         centers = rng.uniform(0, 150, (n, 2))
-        rims = rng.random((n, detect._N_RIM)) < 0.7
-        assert np.array_equal(detect._visible_fractions(centers, 19.5, rims),
-                              _visible_reference(centers, 19.5, rims))
+        rim = rng.random((n, rims.N_RIM)) < 0.7
+        assert np.array_equal(rims.visible_fractions(centers, 19.5, rim),
+                              _visible_reference(centers, 19.5, rim))
 
 
 def _mat_with_rings(rings_mm):
