@@ -27,15 +27,8 @@ def test_detection_recall_and_precision_on_fixture_scenes(capsys):
     assert whole_found / whole >= 0.9
 
 
-@pytest.mark.skipif(not (SCENES / "scene_00197.json").is_file(),
-                    reason="fixture scenes not present (make fixtures)")
-@pytest.mark.parametrize("scene,card", [("scene_00045", "balarama-raja"),
-                                        ("scene_00197", "shamsher-1"),
-                                        ("scene_00249", "phul-raja"),
-                                        ("scene_00280", "kumancha-7")])
-def test_the_whole_card_on_top_of_a_small_stack_is_found(scene, card):
-    """Hough put no centre on these top cards, 15-19 mm off the card beneath, and the
-    detector kept the card beneath (its rim partly hidden, 0.76-0.82 supported)."""
+def _found(scene: str, card: str) -> bool:
+    """The detector finds the whole ``card`` of a fixture scene, as the benchmark counts it."""
     import cv2
     import numpy as np
 
@@ -47,4 +40,29 @@ def test_the_whole_card_on_top_of_a_small_stack_is_found(scene, card):
     image = cv2.imread(str(SCENES / f"{scene}.jpg"))
     det = CardDetector().detect(image, MatCalibrator().calibrate(image))
     off = np.linalg.norm(det.centers_px - top["center_px"], axis=1)
-    assert off.min() < 0.3 * top["radius_px"]  # as the benchmark counts a card found
+    return bool(len(off)) and off.min() < 0.3 * top["radius_px"]
+
+
+needs_scenes = pytest.mark.skipif(not (SCENES / "scene_00286.json").is_file(),
+                                  reason="fixture scenes not present (make fixtures)")
+
+
+@needs_scenes
+@pytest.mark.parametrize("scene,card", [("scene_00045", "balarama-raja"),
+                                        ("scene_00197", "shamsher-1"),
+                                        ("scene_00249", "phul-raja"),
+                                        ("scene_00280", "kumancha-7")])
+def test_the_whole_card_on_top_of_a_small_stack_is_found(scene, card):
+    """Hough put no centre on these top cards, 15-19 mm off the card beneath, and the
+    detector kept the card beneath (its rim partly hidden, 0.76-0.82 supported)."""
+    assert _found(scene, card)
+
+
+@needs_scenes
+@pytest.mark.parametrize("scene,card", [("scene_00098", "ghulam-4"),
+                                        ("scene_00154", "kumancha-3"),
+                                        ("scene_00249", "shamsher-3")])
+def test_a_pale_card_beside_an_arm_is_not_a_palm(scene, card):
+    """Plain inside, its colour carrying on around it, a mat farther out darker than it:
+    the hand test's palm. But its whole rim shows an edge, which a palm's never does."""
+    assert _found(scene, card)
