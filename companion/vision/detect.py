@@ -8,10 +8,11 @@ against the image: how much of its rim shows a radial edge. That rim support is 
 visible fraction; where two cards overlap, the one whose rim runs unbroken through the
 overlap is on top. Candidates closer than a third of a diameter are one stack, of which
 only the top (best supported) card is kept; where the one kept has its rim partly hidden,
-a whole card lying on it is looked for nearby, since Hough can put no centre on it. A hand or arm is rejected because it is plain
-inside the circle and carries on beyond it, while a card has art and ends at its rim (and a
-circle whose whole rim is an edge is a card: a palm's outline is no circle); a printed zone
-ring is rejected because it has plain mat inside.
+a whole card lying on it is looked for nearby, since Hough can put no centre on it. A hand
+or arm is rejected because it is plain inside the circle and carries on beyond it, while a
+card has art and ends at its rim (and a circle whose whole rim is an edge is a card: a
+palm's outline is no circle); a printed zone ring is rejected because it has plain mat
+inside.
 
 Detection runs on a small rectified view (``px_per_mm`` ~0.6); the 96x96 crops for the
 classifier are sampled straight from the camera frame through the composed homography,
@@ -125,7 +126,7 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
     if hand_check is not None and len(centers):
         # A palm's outline is no circle (fingers and the wrist break it): a circle with its
         # whole rim on an edge is a card, however plain. The hand test took pale cards
-        # beside an arm for palms (4 whole cards on the fixture scenes).
+        # beside an arm for palms (4 whole cards on the fixture scenes; 3 are found now).
         ok = scores >= RIM_OF_A_CARD
         if not ok.all():
             ok[~ok] = ~_hand_like(centers[~ok], radius, hand_check)
