@@ -147,6 +147,27 @@ def test_replay_bad_input(tmp_path, capsys):
     assert "needs 4 angles" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not (REPO / "models" / "card_classifier.onnx").is_file(),
+                    reason="no shipped model")
+def test_replay_reads_with_a_deck_profile_and_refuses_a_missing_one(tmp_path, capsys):
+    """``--deck`` is a path given on the command line, as ``companion enroll`` wrote it."""
+    from companion.cards import Card
+    from companion.synth.faces import render_face
+    from companion.vision.classify import CardClassifier
+    from companion.vision.enroll import enroll_images, save_profile
+    faces = {cid: render_face(Card.parse(cid), 6, 0, 112)
+             for cid in ("phul-1", "phul-5", "surya-5", "surya-9")}
+    save_profile(enroll_images(faces, "few", CardClassifier()), tmp_path / "few.npz")
+    video = _video(tmp_path / "game.avi")
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4", "--json",
+                 "--deck", str(tmp_path / "few.npz")]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["type"] == "summary" and summary["frames"] == 39
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4",
+                 "--deck", str(tmp_path / "nope.npz")]) == 2
+    assert "not found" in capsys.readouterr().err
+
+
 class DoubtfulOracle(ColourOracle):
     """Reads the drawn game, but is unsure of Player 1's card (phul-5): ``readings``."""
 

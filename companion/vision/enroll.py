@@ -225,7 +225,8 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
            {"back_embeddings": profile.back_embeddings}))
 
 
-def load_profile(path: Path) -> DeckProfile:
+def load_profile(path: str | Path) -> DeckProfile:
+    path = Path(path)
     if not path.is_file():
         raise ProfileError(f"deck profile {path} not found (make one with `companion enroll`)")
     try:
