@@ -351,13 +351,10 @@ class CardClassifier:
                 probs = _times(probs, self.profile.model_probabilities(h))
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)
-            picks = np.where(chosen >= 0, chosen, probs.argmax(axis=1))
-            detail = self.profile.courts_seen(
-                crops, np.where(h.kind.argmax(axis=1) == 0, picks, -1), probs, detail)
         else:
             probs, ids = self._model_probs(h), self._card_ids
             dup = np.zeros(len(probs), bool)
-        result = self._decode(h, probs, ids, dup, chosen, detail)
+        result = self._decode(h, probs, ids, dup, chosen, detail, crops)
         timing["decode"] = (time.perf_counter() - t0) * 1e3
         return Classifications(**result, timing_ms=timing, readings=readings)
 
@@ -420,11 +417,12 @@ class CardClassifier:
 
     def _decode(self, h: HeadOutputs, probs: np.ndarray, ids: np.ndarray,
                 dup: np.ndarray, chosen: np.ndarray | None,
-                detail: np.ndarray | None = None) -> dict:
+                detail: np.ndarray | None = None, crops: np.ndarray | None = None) -> dict:
         """Top-1 is the most probable card, or the assigned one when a profile assigned.
-        With a profile, a card whose telling detail matched below the profile's bar is
-        reported no surer than that match, and no less sure than the model alone when it
-        names the same card."""
+        With a profile, a card whose telling detail matched below the profile's bar (for a
+        sure court, its figure may stand in: ``DeckProfile.courts_seen``) is reported no
+        surer than that match, and no less sure than the model alone when it names the
+        same card."""
         n = len(probs)
         order = np.argsort(-probs, axis=1)[:, :TOP_K] if n else np.zeros((0, TOP_K), int)
         p_card = h.kind[:, 0]
@@ -435,7 +433,8 @@ class CardClassifier:
         names = ids.tolist()
         card_ids = [names[j] if c else None for j, c in zip(pick.tolist(), is_card.tolist())]
         if detail is not None and n:
-            seen = detail[np.arange(n), pick]
+            seen = self.profile.courts_seen(crops, np.where(is_card, pick, -1), probs,
+                                            detail[np.arange(n), pick])
             weak = is_card & (seen < self.profile.weights.detail_bar)
             conf = np.where(weak, np.minimum(conf, np.clip(seen, 0.0, 1.0)), conf)
             conf = self._backed_by_model(h, card_ids, conf)

@@ -181,10 +181,11 @@ class DeckProfile:
         return fine, detail
 
     def courts_seen(self, crops: np.ndarray, picks: np.ndarray, probs: np.ndarray,
-                    detail: np.ndarray) -> np.ndarray:
-        """``detail`` (N, M), raised to the match of the court's whole figure
-        (:func:`match.figure_match`) where a crop's pick is a court read at least
-        ``court_sure`` likely whose suit's numeral box matched below ``detail_bar``.
+                    seen: np.ndarray) -> np.ndarray:
+        """``seen`` (N,), the detail match of each crop's pick (-1 for none), raised to the
+        match of the court's whole figure (:func:`match.figure_match`) where the pick is a
+        court read at least ``court_sure`` likely whose suit's numeral box matched below
+        ``detail_bar``.
 
         On a court that box is a plain field with a mark or two, which under blur matches
         a true court poorly (0.54 for a Matsya vizier read 0.99 likely: three questions on
@@ -194,11 +195,11 @@ class DeckProfile:
         suit. Only colour and the box's mark do: a dim light misled the reading to 0.88-0.94
         for the wrong suit's court (PySolFC Dashavatara, Matsya and Rama viziers)."""
         w = self.weights
-        out = detail.copy()
+        out = seen.copy()
         for i, j in enumerate(picks.tolist()):
-            if (j >= 0 and not self._is_number[j] and out[i, j] < w.detail_bar
+            if (j >= 0 and not self._is_number[j] and out[i] < w.detail_bar
                     and probs[i, j] >= w.court_sure):
-                out[i, j] = max(out[i, j], figure_match(crops[i], self.grey[j]))
+                out[i] = max(out[i], figure_match(crops[i], self.grey[j]))
         return out
 
     def _turned_matches(self, query: np.ndarray, ref: int, region: Region) -> np.ndarray:
