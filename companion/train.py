@@ -401,7 +401,7 @@ def _widths_path(out: Path, widths) -> Path:
 def export_checkpoint(checkpoint: Path, out: Path, widths=None, log=print) -> dict:
     """Export weights saved by a training run (perhaps on another machine) as ``out``:
     the run's first size, or the one with ``widths``. Quantization runs here, with this
-    machine's onnxruntime."""
+    machine's onnxruntime, also for a run that exported float weights."""
     saved = torch.load(checkpoint, map_location="cpu")
     all_widths = [tuple(w) for w in saved["widths"]]
     widths = tuple(widths) if widths else all_widths[0]
@@ -409,7 +409,8 @@ def export_checkpoint(checkpoint: Path, out: Path, widths=None, log=print) -> di
         raise ValueError(f"{checkpoint} holds widths {all_widths}, not {widths}")
     net = CardNet(widths)
     net.load_state_dict(saved["states"][all_widths.index(widths)])
-    recipe = dict(saved["recipe"], out=out, widths=widths, checkpoint=None,
+    # The served model is int8 whatever the training machine wrote (a GPU run skips it).
+    recipe = dict(saved["recipe"], out=out, widths=widths, checkpoint=None, quantize=True,
                   also_widths=tuple(tuple(w) for w in saved["recipe"]["also_widths"]))
     recipe = {k: tuple(v) if isinstance(v, list) else v for k, v in recipe.items()}
     cfg = TrainConfig(**{k: v for k, v in recipe.items() if k in _FIELDS})

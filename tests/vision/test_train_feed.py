@@ -78,3 +78,15 @@ def test_streamed_training_of_two_sizes_exports_both_and_the_checkpoint(tmp_path
                  "--out", str(again)]) == 2
     assert "holds widths" in capsys.readouterr().err
     assert main(["train", "--tiny", "--widths", "1,2"]) == 2
+
+    # A GPU run skips quantization (its onnxruntime is not the serving one); the serving
+    # machine still exports int8 from its weights.
+    import onnx
+    import torch
+    saved = torch.load(ckpt, map_location="cpu")
+    saved["recipe"]["quantize"] = False
+    torch.save(saved, ckpt)
+    assert main(["train", "--from-checkpoint", str(ckpt), "--out", str(again)]) == 0
+    ops = {n.op_type for n in onnx.load(str(again)).graph.node}
+    assert "QLinearConv" in ops and "Conv" not in ops
+    assert json.loads(again.with_suffix(".json").read_text())["weights"].startswith("8-bit")
