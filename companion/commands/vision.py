@@ -46,6 +46,10 @@ def _register_train(sub) -> None:
                         "128,256 (exported next to --out)")
     p.add_argument("--checkpoint", type=Path, default=None,
                    help="also save the trained weights here")
+    p.add_argument("--float", action="store_true",
+                   help="export float weights, not int8 (for a training machine whose "
+                        "onnxruntime is not the serving one: quantize there with "
+                        "--from-checkpoint)")
     p.add_argument("--from-checkpoint", type=Path, default=None,
                    help="train nothing: export the weights a run saved with --checkpoint "
                         "(the size given by --widths, else its first) to --out")
@@ -111,6 +115,8 @@ def _train(args: argparse.Namespace) -> int:
         changes["also_widths"] = tuple(_widths(w) for w in args.also_widths.split(";"))
     if args.checkpoint:
         changes["checkpoint"] = args.checkpoint
+    if args.float:
+        changes["quantize"] = False
     if args.init_from:
         if not args.init_from.is_file():
             raise UsageError(f"--init-from {args.init_from}: no such model")

@@ -60,9 +60,10 @@ def test_streamed_training_of_two_sizes_exports_both_and_the_checkpoint(tmp_path
     # pool had no time to grow.
     assert main(["train", "--tiny", "--out", str(out), "--stream-capacity", "2500",
                  "--max-passes", "100000", "--minutes", "0.5", "--also-widths", "8,8,8,16",
-                 "--checkpoint", str(ckpt)]) == 0
+                 "--checkpoint", str(ckpt), "--float"]) == 0
     other = tmp_path / "tiny-w8-8-8-16.onnx"
     assert out.is_file() and other.is_file() and ckpt.is_file()
+    assert "QLinearConv" not in _ops(out)  # --float: the training machine does not quantize
     history = json.loads(out.with_suffix(".json").read_text())["training"]["history"]
     assert history[-1]["pool"] > history[0]["pool"]  # the pool grew while training ran
     assert len(history[-1]["train_card_acc_by_widths"]) == 2
@@ -79,14 +80,13 @@ def test_streamed_training_of_two_sizes_exports_both_and_the_checkpoint(tmp_path
     assert "holds widths" in capsys.readouterr().err
     assert main(["train", "--tiny", "--widths", "1,2"]) == 2
 
-    # A GPU run skips quantization (its onnxruntime is not the serving one); the serving
-    # machine still exports int8 from its weights.
-    import onnx
-    import torch
-    saved = torch.load(ckpt, map_location="cpu")
-    saved["recipe"]["quantize"] = False
-    torch.save(saved, ckpt)
+    # The run exported float weights; the serving machine exports int8 from its checkpoint.
     assert main(["train", "--from-checkpoint", str(ckpt), "--out", str(again)]) == 0
-    ops = {n.op_type for n in onnx.load(str(again)).graph.node}
+    ops = _ops(again)
     assert "QLinearConv" in ops and "Conv" not in ops
     assert json.loads(again.with_suffix(".json").read_text())["weights"].startswith("8-bit")
+
+
+def _ops(model) -> set[str]:
+    import onnx
+    return {n.op_type for n in onnx.load(str(model)).graph.node}
