@@ -69,6 +69,10 @@ class Weights:
     # A court read at least this likely is held to its figure, not its numeral box
     # (DeckProfile.courts_seen).
     court_sure: float = 0.98
+    # A court read at least ``figure_check`` likely whose whole figure matches below
+    # ``figure_bar`` is a number card taken for a court (DeckProfile.courts_seen).
+    figure_check: float = 0.8
+    figure_bar: float = 0.3
 
 
 # How much nearer the back than any face a crop must be to be read as face down. On the
@@ -182,10 +186,17 @@ class DeckProfile:
 
     def courts_seen(self, crops: np.ndarray, picks: np.ndarray, probs: np.ndarray,
                     seen: np.ndarray) -> np.ndarray:
-        """``seen`` (N,), the detail match of each crop's pick (-1 for none), raised to the
+        """``seen`` (N,), the detail match of each crop's pick (-1 for none), held to the
         match of the court's whole figure (:func:`match.figure_match`) where the pick is a
-        court read at least ``court_sure`` likely whose suit's numeral box matched below
-        ``detail_bar``.
+        court read at least ``figure_check`` likely: lowered to it when it is under
+        ``figure_bar``, raised to it when the court is read at least ``court_sure`` likely
+        and its suit's numeral box matched below ``detail_bar``.
+
+        A number card with its numeral under a finger can pass for a court of another suit
+        on the box alone, which it matches like a plain field: PySolFC Mughal Cheng 7 and
+        Cheng 10 were read as the Barat raja at 0.96 and 0.82, their figure matches 0.18
+        and 0.08. Of 539 sure court readings (both PySolFC decks, three sets of camera
+        crops) the right ones matched their figure at 0.36 or more.
 
         On a court that box is a plain field with a mark or two, which under blur matches
         a true court poorly (0.54 for a Matsya vizier read 0.99 likely: three questions on
@@ -197,9 +208,13 @@ class DeckProfile:
         w = self.weights
         out = seen.copy()
         for i, j in enumerate(picks.tolist()):
-            if (j >= 0 and not self._is_number[j] and out[i] < w.detail_bar
-                    and probs[i, j] >= w.court_sure):
-                out[i] = max(out[i], figure_match(crops[i], self.grey[j]))
+            if j < 0 or self._is_number[j] or probs[i, j] < w.figure_check:
+                continue
+            figure = figure_match(crops[i], self.grey[j])
+            if figure < w.figure_bar:
+                out[i] = min(out[i], figure)
+            elif out[i] < w.detail_bar and probs[i, j] >= w.court_sure:
+                out[i] = max(out[i], figure)
         return out
 
     def _turned_matches(self, query: np.ndarray, ref: int, region: Region) -> np.ndarray:

@@ -327,6 +327,33 @@ def test_a_court_is_held_to_its_figure_not_to_its_suits_numeral_box(mughal_profi
 
 @needs_model
 @needs_decks
+def test_a_number_card_taken_for_a_court_is_held_to_the_courts_figure(mughal_profile):
+    """A number card whose numeral a finger covers can pass for another suit's court on the
+    numeral box alone (PySolFC Cheng 7 read as the Barat raja at 0.96): the court's whole
+    figure does not match it, and the reading is held to that match."""
+    profile = mughal_profile
+    faces = {card: cv2.imread(str(MUGHAL_DIR / f), cv2.IMREAD_UNCHANGED)
+             for f, card in read_manifest(MUGHAL_DIR / "manifest.csv") if card != "back"}
+    rng = np.random.default_rng(5)
+    raja = profile.card_ids.index("barat-raja")
+    crops = np.stack([eval_crop(faces[c], "flat", "warm", rng)
+                      for c in ("cheng-7", "cheng-10", "barat-raja", "barat-7")])
+    probs = np.zeros((4, len(profile.card_ids)), np.float32)
+    probs[:3, raja] = 0.96  # all three read as the Barat raja, its box matched well
+    probs[3, profile.card_ids.index("barat-7")] = 0.96
+    picks = probs.argmax(axis=1)
+    seen = profile.courts_seen(crops, picks, probs, np.full(4, 0.7, np.float32))
+    w = profile.weights
+    assert seen[0] < w.figure_bar and seen[1] < w.figure_bar  # a number card's figure
+    assert seen[2] == pytest.approx(0.7)  # the true court matches its figure
+    assert seen[3] == pytest.approx(0.7)  # a number card read as one: no figure to judge
+    lax = dataclasses.replace(profile, weights=dataclasses.replace(w, figure_bar=0.0))
+    assert lax.courts_seen(crops, picks, probs, np.full(4, 0.7, np.float32))[0] == \
+        pytest.approx(0.7)
+
+
+@needs_model
+@needs_decks
 def test_the_enrolled_back_of_a_plain_backed_deck_is_read_face_down(mughal_profile, tmp_path):
     """The PySolFC Mughal back is a plain brown disc. The model learnt backs from our art
     and takes this one for a face about two times in three; a profile without the back then
