@@ -409,7 +409,7 @@ def export_checkpoint(checkpoint: Path, out: Path, widths=None, log=print) -> di
         raise ValueError(f"{checkpoint} holds widths {all_widths}, not {widths}")
     net = CardNet(widths)
     net.load_state_dict(saved["states"][all_widths.index(widths)])
-    # The served model is int8 whatever the training machine wrote (a GPU run skips it).
+    # The served model is int8 whatever the training machine wrote (--float: float).
     recipe = dict(saved["recipe"], out=out, widths=widths, checkpoint=None, quantize=True,
                   also_widths=tuple(tuple(w) for w in saved["recipe"]["also_widths"]))
     recipe = {k: tuple(v) if isinstance(v, list) else v for k, v in recipe.items()}
