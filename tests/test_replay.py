@@ -7,6 +7,7 @@ model is exercised on the fixture videos when they and the model are present.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -154,7 +155,7 @@ def test_replay_reads_with_a_deck_profile_and_refuses_a_missing_one(tmp_path, ca
     from companion.cards import Card
     from companion.synth.faces import render_face
     from companion.vision.classify import CardClassifier
-    from companion.vision.enroll import enroll_images, save_profile
+    from companion.vision.enroll import enroll_images, load_profile, save_profile
     faces = {cid: render_face(Card.parse(cid), 6, 0, 112)
              for cid in ("phul-1", "phul-5", "surya-5", "surya-9")}
     save_profile(enroll_images(faces, "few", CardClassifier()), tmp_path / "few.npz")
@@ -166,6 +167,12 @@ def test_replay_reads_with_a_deck_profile_and_refuses_a_missing_one(tmp_path, ca
     assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4",
                  "--deck", str(tmp_path / "nope.npz")]) == 2
     assert "not found" in capsys.readouterr().err
+    # enrolled with another model (the shipped one replaced since): refused, not misread
+    other = dataclasses.replace(load_profile(tmp_path / "few.npz"), model="0" * 16)
+    save_profile(other, tmp_path / "other.npz")
+    assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4",
+                 "--deck", str(tmp_path / "other.npz")]) == 2
+    assert "enrol the deck again" in capsys.readouterr().err
 
 
 class DoubtfulOracle(ColourOracle):

@@ -23,7 +23,12 @@ import numpy as np
 
 from companion.cards import Card, DeckKind, Rank, Suit, suits_of
 from companion.vision.cores import HALF_THE_CORES, one_blas_thread
-from companion.vision.model_card import ModelError, load_model_card
+from companion.vision.model_card import (
+    ModelError,
+    ProfileModelError,
+    fingerprint,
+    load_model_card,
+)
 
 if TYPE_CHECKING:
     from companion.vision.deck_profile import DeckProfile
@@ -230,6 +235,12 @@ class CardClassifier:
         self.model_path = model_path
         self.threads = threads
         self.card = load_model_card(model_path)
+        self.fingerprint = fingerprint(model_path)
+        if profile is not None and profile.model and profile.model != self.fingerprint:
+            raise ProfileModelError(
+                f"deck profile {profile.name!r} was enrolled with another model than "
+                f"{model_path.name} ({profile.model}, not {self.fingerprint}): its cards "
+                "would be matched wrongly; enrol the deck again")
         self.suits = tuple(Suit(s) for s in self.card["classes"]["suits"])
         self.ranks = tuple(Rank.parse(r) for r in self.card["classes"]["ranks"])
         if profile is not None:

@@ -99,6 +99,9 @@ class DeckProfile:
     model_agreement: float = 0.0
     # Views of the deck's back (VIEWS, D), when it was enrolled: see :meth:`looks_like_back`.
     back_embeddings: np.ndarray | None = None
+    # model_card.fingerprint of the model whose embeddings these are ("": not recorded, a
+    # profile saved before it was). Another model's embeddings match nothing in particular.
+    model: str = ""
 
     def looks_like_back(self, heads: HeadOutputs) -> np.ndarray:
         """(N,) bool: crops nearer the enrolled back than every enrolled face. The model

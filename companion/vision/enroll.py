@@ -155,7 +155,7 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
                        templates=polar_templates(crops), pips=pips,
                        suit_signatures={k: np.mean(v, axis=0) for k, v in sigs.items()},
                        grey=turned, suit_weights=suit_weights, model_agreement=agreement,
-                       back_embeddings=back_emb)
+                       back_embeddings=back_emb, model=classifier.fingerprint)
 
 
 def _model_agreement(classifier: CardClassifier, heads: HeadOutputs, truth: np.ndarray,
@@ -213,7 +213,7 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
     meta = {"version": PROFILE_VERSION, "name": profile.name, "deck": profile.deck.value,
             "card_ids": list(profile.card_ids), "views": VIEWS,
             "suits": sorted(profile.suit_signatures),
-            "model_agreement": profile.model_agreement}
+            "model_agreement": profile.model_agreement, "model": profile.model}
     np.savez_compressed(
         path, meta=np.array(json.dumps(meta)), view_embeddings=profile.view_embeddings,
         templates=profile.templates.astype(np.float16), pips=profile.pips,
@@ -245,7 +245,8 @@ def load_profile(path: str | Path) -> DeckProfile:
             suit_weights=dict(zip(meta["suits"], z["suit_weights"].astype(np.float32))),
             model_agreement=float(meta.get("model_agreement", 0.0)),
             back_embeddings=(z["back_embeddings"].astype(np.float32)
-                             if "back_embeddings" in z.files else None))
+                             if "back_embeddings" in z.files else None),
+            model=str(meta.get("model", "")))
     except (OSError, KeyError, ValueError) as e:
         if isinstance(e, ProfileError):
             raise

@@ -3,12 +3,22 @@ accuracy) and its human-readable markdown twin."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 
 class ModelError(RuntimeError):
     """The model file or its model card is missing or does not fit this code."""
+
+
+class ProfileModelError(ModelError):
+    """A deck profile's embeddings were made by another model than the one reading."""
+
+
+def fingerprint(model_path: Path) -> str:
+    """A short hash of the model file: which model a deck profile's embeddings came from."""
+    return hashlib.sha256(Path(model_path).read_bytes()).hexdigest()[:16]
 
 
 def card_path(model_path: Path) -> Path:

@@ -75,7 +75,7 @@ def fixture_videos(root: Path = REPO / "fixtures") -> list[GameVideo]:
 
 def _classifier(deck: DeckKind | None, profile: str | None = None):
     try:
-        from companion.vision.classify import CardClassifier, ModelError
+        from companion.vision.classify import CardClassifier, ModelError, ProfileModelError
         from companion.vision.enroll import ProfileError, load_profile
     except ImportError as e:
         raise VisionUnavailable(f"the vision modules are incomplete: {e}") from None
@@ -90,7 +90,11 @@ def _classifier(deck: DeckKind | None, profile: str | None = None):
             log.warning("deck profile %s is a %s deck; this game is played with a %s deck: "
                         "not used", profile, deck_profile.deck.value, deck.value)
         elif deck_profile is not None:
-            return CardClassifier(profile=deck_profile)
+            try:
+                return CardClassifier(profile=deck_profile)
+            except ProfileModelError as e:
+                log.warning("deck profile %s not used: %s", profile, e)
+                deck = deck_profile.deck
         return CardClassifier(deck=deck)
     except ModelError as e:
         raise VisionUnavailable(str(e)) from None

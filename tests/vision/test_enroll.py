@@ -13,7 +13,13 @@ import pytest
 from companion.cards import Card, DeckKind, deck_cards
 from companion.vision import cues
 from companion.vision.assign import assign_once, hungarian
-from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, UNKNOWN_ART_BAR, CardClassifier
+from companion.vision.classify import (
+    DEFAULT_MODEL,
+    KNOWN_ART,
+    UNKNOWN_ART_BAR,
+    CardClassifier,
+    ProfileModelError,
+)
 from companion.vision.crops import GENTLE, POSES, eval_crop, place_card
 from companion.vision.enroll import (
     ProfileError,
@@ -155,6 +161,12 @@ def test_enrolled_profile_reads_rotated_cards_and_survives_a_round_trip(tmp_path
     res = CardClassifier(profile=loaded).classify(crops)
     right = sum(cid == c.id for cid, c in zip(res.card_ids, cards))
     assert right >= len(cards) - 1
+
+    # The embeddings are the enrolling model's: another model would match them wrongly.
+    assert loaded.model == clf.fingerprint != ""
+    with pytest.raises(ProfileModelError, match="enrol the deck again"):
+        CardClassifier(profile=dataclasses.replace(loaded, model="0" * 16))
+    CardClassifier(profile=dataclasses.replace(loaded, model=""))  # saved before it was kept
 
 
 @needs_model

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from companion.cards import Card, DeckKind
 from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, CardClassifier
-from companion.vision.enroll import load_profile
+from companion.vision.enroll import load_profile, save_profile
 from companion.web.capture import CaptureThread
 from companion.web.vision_feed import _classifier
 
@@ -101,6 +102,10 @@ def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_clie
     assert _classifier(other, str(path)).profile is None  # another deck's game: the model
     path.with_name("broken.npz").write_bytes(b"not a profile")
     assert _classifier(profile.deck, str(path.with_name("broken.npz"))).profile is None
+    # enrolled with another model: the model alone reads, with the profile's deck
+    save_profile(dataclasses.replace(profile, model="0" * 16), path.with_name("old.npz"))
+    alone = _classifier(None, str(path.with_name("old.npz")))
+    assert alone.profile is None and alone.deck is profile.deck
     # no profile is overwritten
     client.post("/api/enroll/scan")
     client.post("/api/enroll/confirm", json={"labels": truth})
