@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -235,7 +236,6 @@ class CardClassifier:
         self.model_path = model_path
         self.threads = threads
         self.card = load_model_card(model_path)
-        self.fingerprint = fingerprint(model_path)
         if profile is not None and profile.model and profile.model != self.fingerprint:
             raise ProfileModelError(
                 f"deck profile {profile.name!r} was enrolled with another model than "
@@ -262,6 +262,11 @@ class CardClassifier:
         self._card_ids = np.array([Card(s, r).id for s in self.suits for r in self.ranks])
         self._card_index = {cid: j for j, cid in enumerate(self._card_ids.tolist())}
         self.input_px = int(self.card["input"]["shape"][2])
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Which model this is (model_card.fingerprint): a deck profile records it."""
+        return fingerprint(self.model_path)
 
     def heads(self, crops: np.ndarray) -> tuple[HeadOutputs, dict[str, float]]:
         h, timing, _ = self._heads(crops)

@@ -37,6 +37,7 @@ from companion.vision.rims import (
     WHOLE_RIM,
     clamp,
     covering_circles,
+    distances,
     rim_support,
     visible_fractions,
 )
@@ -142,7 +143,7 @@ def _unexplained(centers: np.ndarray, scores: np.ndarray, radius: float) -> np.n
     weak = np.flatnonzero(scores < WHOLE_RIM)
     if not len(weak) or len(centers) < 2:
         return weak
-    d = np.hypot(*(centers[weak][:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+    d = distances(centers[weak], centers)
     d[np.arange(len(weak)), weak] = np.inf
     return weak[(d >= 2 * radius).all(axis=1)]
 
@@ -154,8 +155,7 @@ def _stack_tops(centers: np.ndarray, scores: np.ndarray, radius: float,
     runs only on circles that would be kept, again until every kept one passed it (same
     result as testing every candidate first, at a quarter of the cost)."""
     order = np.argsort(-scores, kind="stable").tolist()
-    near = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1)) \
-        <= radius * 0.66
+    near = distances(centers, centers) <= radius * 0.66
     hollow = np.zeros(len(centers), bool)
     checked = np.full(len(centers), colour is None)
     while True:
@@ -234,6 +234,7 @@ _DISC_HAND = _DISC_COARSE * 0.75
 _DISC_FACE = _DISC_COARSE * 0.8
 _RING = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (1.2, 1.4)])
 _RING_FAR = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (2.2, 2.6, 3.0)])
+_RING_OUTSIDE = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (1.25, 1.4)])
 
 
 def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
@@ -247,7 +248,6 @@ def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarra
     return out
 
 
-_RING_OUTSIDE = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (1.25, 1.4)])
 def _crops(image: np.ndarray, crop_to_image: list[np.ndarray], size: int) -> np.ndarray:
     out = np.empty((len(crop_to_image), size, size, 3), np.uint8)
     into = image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3

@@ -21,6 +21,11 @@ def disc_samples(n: int = 400, seed: int = 7) -> np.ndarray:
 DISC = disc_samples()
 
 
+def distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N, M) distances between the points ``a`` (N, 2) and ``b`` (M, 2)."""
+    return np.hypot(*(a[:, None, :] - b[None, :, :]).transpose(2, 0, 1))
+
+
 def rim_support(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, centers: np.ndarray,
                  radius: float, slack: float, edge_thr: float) -> np.ndarray:
     """(N, K) bool: rim sample k of circle n sits on a radial edge (best of r-1..r+1).
@@ -78,7 +83,7 @@ def visible_fractions(centers: np.ndarray, radius: float, rims: np.ndarray) -> n
     vis = np.ones(n)
     if n < 2:
         return vis
-    dist = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+    dist = distances(centers, centers)
     ii, jj = np.nonzero(dist < 2 * radius)
     once = ii < jj  # each pair once, in row order
     ii, jj = ii[once], jj[once]

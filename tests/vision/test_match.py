@@ -11,10 +11,6 @@ from companion.synth.faces import render_face
 from companion.vision.match import recentre
 
 
-def _face(card: Card, style: int, seed: int) -> np.ndarray:
-    return render_face(card, style, seed, 112)
-
-
 @pytest.mark.parametrize("box", [(20, 50, 30, 70), (2, 94, 2, 94)],
                          ids=["a numeral's box", "the whole disc"])
 def test_local_matches_agree_with_opencvs_normalised_correlation(box):
@@ -44,7 +40,7 @@ def test_local_matches_agree_with_opencvs_normalised_correlation(box):
 
 
 def test_recentre_puts_an_off_centre_card_back_in_the_middle():
-    face = cv2.resize(_face(Card.parse("surya-7"), 0, 0), (96, 96), interpolation=cv2.INTER_AREA)
+    face = cv2.resize(render_face(Card.parse("surya-7"), 0, 0, 112), (96, 96), interpolation=cv2.INTER_AREA)
     alpha = face[:, :, 3:] / 255.0
     centred = (face[:, :, :3] * alpha + 90 * (1 - alpha)).astype(np.uint8)
     shifted = cv2.warpAffine(centred, np.float32([[1, 0, 5], [0, 1, -4]]), (96, 96),
@@ -61,7 +57,7 @@ def test_a_whole_disc_region_is_matched_at_half_resolution_and_still_counts_pips
     from companion.vision.enroll import card_crop
     from companion.vision.match import Region, grey, local_matches, region_patches, rotated
     suit = deck_cards(DeckKind.MUGHAL)[:10]  # one suit's number cards
-    greys = np.stack([grey(card_crop(_face(c, 3, 5))) for c in suit])
+    greys = np.stack([grey(card_crop(render_face(c, 3, 5, 112))) for c in suit])
     whole = Region.of(greys, (2, 94, 2, 94))
     assert whole.step == 2 and whole.box == (1, 47, 1, 47)
     for k in range(len(greys)):  # as the detector cuts it: a little off centre, softer
