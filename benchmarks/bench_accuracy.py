@@ -227,13 +227,19 @@ def choice_scenes(clf: CardClassifier, count: int, seed: int = CHOICE_SEED) -> d
             "wrong among those": [sure_wrong, sure]}
 
 
-def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> dict | None:
+def pysol_faces(deck: DeckKind) -> dict[str, np.ndarray] | None:
+    """Card id -> BGRA face of the PySolFC deck, or None when ``../shared`` lacks it."""
     folder = PYSOL[deck]
     if not folder.is_dir():
         return None
     rows = [(f, c) for f, c in read_manifest(folder / "manifest.csv") if c != "back"]
-    faces = {c: cv2.imread(str(folder / f), cv2.IMREAD_UNCHANGED) for f, c in rows}
-    rng = np.random.default_rng(seed)
+    return {c: cv2.imread(str(folder / f), cv2.IMREAD_UNCHANGED) for f, c in rows}
+
+
+def pysol_crops(faces: dict[str, np.ndarray], per_card: int, rng: np.random.Generator
+                ) -> tuple[np.ndarray, list[str], list[float]]:
+    """``per_card`` camera crops of every card (poses and lights in turn), their card ids,
+    and how much of the detail that tells each card from its suit shows (``_in_view``)."""
     crops, truth, in_view = [], [], []
     ids = list(faces)
     telling = _telling_region(faces)
@@ -245,7 +251,31 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
             crops.append(eval_crop(faces[cid], pose, light, rng, [other]))
             truth.append(cid)
             in_view.append(_in_view(faces[cid], telling, pose, light, state, other))
-    crops = np.stack(crops)
+    return np.stack(crops), truth, in_view
+
+
+def read_in_frames(clf: CardClassifier, crops: np.ndarray) -> tuple[list, list, list[float]]:
+    """Card ids, confidences and ms per frame of ``crops`` read 20 at a time: a frame holds
+    about 20 cards, and the each-card-once assignment of a profile works on such groups
+    (distinct cards, as on a real table)."""
+    read, conf, frame_ms = [], [], []
+    for s in range(0, len(crops), 20):
+        t0 = time.perf_counter()
+        res = clf.classify(crops[s:s + 20])
+        frame_ms.append((time.perf_counter() - t0) * 1e3)
+        read.extend(res.card_ids)
+        conf.extend(res.confidence)
+    return read, conf, frame_ms
+
+
+def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> dict | None:
+    folder = PYSOL[deck]
+    faces = pysol_faces(deck)
+    if faces is None:
+        return None
+    rng = np.random.default_rng(seed)
+    ids = list(faces)
+    crops, truth, in_view = pysol_crops(faces, per_card, rng)
     zero = CardClassifier(clf.model_path, deck=deck, threads=clf.threads,
                              rotations=clf.rotations).classify(crops)
     t0 = time.perf_counter()
@@ -253,15 +283,7 @@ def pysol(clf: CardClassifier, deck: DeckKind, per_card: int, seed: int = 1) -> 
     enrol_s = time.perf_counter() - t0
     enrolled_clf = CardClassifier(clf.model_path, profile=profile, threads=clf.threads,
                                    rotations=clf.rotations)
-    # A frame holds ~20 cards; classify in frame-sized batches so the each-card-once
-    # assignment works on realistic groups (distinct cards, as on a real table).
-    read, conf, frame_ms = [], [], []
-    for s in range(0, len(crops), 20):
-        t0 = time.perf_counter()
-        res = enrolled_clf.classify(crops[s:s + 20])
-        frame_ms.append((time.perf_counter() - t0) * 1e3)
-        read.extend(res.card_ids)
-        conf.extend(res.confidence)
+    read, conf, frame_ms = read_in_frames(enrolled_clf, crops)
     right = np.array([a == t for a, t in zip(read, truth)])
     sure, sure_wrong = _sure_counts(read, conf, truth)
     in_view = np.array(in_view)
@@ -320,11 +342,7 @@ def own_enrolled(clf: CardClassifier, deck: DeckKind, per_card: int, style: int 
     out = {}
     for how, reader in (("model alone", CardClassifier(clf.model_path, deck=deck)),
                         ("enrolled", CardClassifier(clf.model_path, profile=profile))):
-        read, conf = [], []
-        for s in range(0, len(crops), 20):
-            res = reader.classify(np.stack(crops[s:s + 20]))
-            read.extend(res.card_ids)
-            conf.extend(res.confidence)
+        read, conf, _ms = read_in_frames(reader, np.stack(crops))
         sure, wrong = _sure_counts(read, conf, truth)
         out[how] = [sum(a == t for a, t in zip(read, truth)), len(truth)]
         out[f"{how}, read surely (>= {SURE})"] = [sure, len(truth)]

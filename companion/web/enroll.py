@@ -183,7 +183,8 @@ def save():
             abort(400, "no confirmed cards yet: scan the mat and confirm the labels first")
         try:
             with MODEL_LOCK:
-                profile = enroll_images(faces, name, model, back=d.cards.get(BACK))
+                profile = enroll_images(faces, name, model, back=d.cards.get(BACK),
+                                        cut=True)
         except ProfileError as e:
             abort(400, str(e))
         save_profile(profile, path)

@@ -1,0 +1,141 @@
+"""A real deck enrolled live, from the camera, against the same deck enrolled from its images.
+
+    python benchmarks/bench_live_enrolment.py [--per-card 6] [--light neutral]
+
+A player with a real deck seldom has a scan of every card: the dashboard's "Enrol a deck"
+page (``companion.web.enroll``) lets them lay the cards out on the mat, a table-full at a
+time, and confirm each card's name. The profile is then built from the camera's own crops:
+a card about 80 px across in a 1280x720 frame, seen through the lens and the light of the
+room, not a clean picture. This measures what that costs.
+
+The PySolFC decks in ``../shared/decks`` (art the model never saw) are laid out face up and
+apart, 20 cards a scan, in rendered 1280x720 frames of the whole mat (the scene renderer,
+as the real-art films are made), and each card is cut at its place as the detector cuts it
+(``crops.crop_from_frame``); the confirmed labels are the scene's truth. The test crops are
+those of ``bench_accuracy.pysol`` (the same seed): each card put on the table under the
+benchmark's poses and lights. Printed: read right, read at the tracker's bar, wrong among
+those, for the profile from the deck's images and for the live one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_accuracy import PYSOL, SURE, pysol_crops, pysol_faces, read_in_frames
+
+from companion.cards import DeckKind, deck_cards
+from companion.synth.camera import random_pose
+from companion.synth.scene import MAT_SIZE_MM, CardPlacement, random_scene_spec, render_scene
+from companion.vision.classify import CardClassifier
+from companion.vision.crops import crop_from_frame
+from companion.vision.enroll import enroll_folder, enroll_images
+
+PER_SCAN = 20
+CARD_RADIUS_MM = 32.5
+
+
+def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral"
+               ) -> dict[str, np.ndarray]:
+    """Card id -> the camera crop a live enrolment keeps of it: the deck laid out face up
+    on the mat in scans of ``PER_SCAN`` cards, 5 x 4 apart, at any turn."""
+    rng = np.random.default_rng(seed)
+    cards = list(deck_cards(deck))
+    w, h = MAT_SIZE_MM
+    xs, ys = np.linspace(70, w - 70, 5), np.linspace(70, h - 70, 4)
+    out = {}
+    for start in range(0, len(cards), PER_SCAN):
+        spec = random_scene_spec(rng, 1280, 720, source=f"pysol-{deck.value}", mat=True,
+                                 placement="anywhere", n_cards=1, hands=0, lighting=light,
+                                 face_down_rate=0.0)
+        places = [CardPlacement(card, True, (float(xs[k % 5] + rng.normal(0, 4)),
+                                             float(ys[k // 5] + rng.normal(0, 4))),
+                                float(rng.uniform(0, 360)), spec.cards[0].source,
+                                spec.cards[0].seed, None)
+                  for k, card in enumerate(cards[start:start + PER_SCAN])]
+        # a webcam that sees the whole mat, as `companion calibrate` asks for
+        cam = random_pose(rng, 1280, 720, (w / 2, h / 2), w * 1.7, 20.0)
+        scene = render_scene(dataclasses.replace(spec, cards=tuple(places), camera=cam))
+        for t in scene.truth:
+            out[t.card_id] = crop_from_frame(scene.image, t.center_mm, CARD_RADIUS_MM,
+                                             scene.homography, scene.camera.K,
+                                             scene.camera.k1)
+    return out
+
+
+def scene_crops(deck: DeckKind, n_scenes: int, seed: int = 4243
+                ) -> tuple[np.ndarray, list[str]]:
+    """Face-up cards at least 0.7 in view in ``n_scenes`` rendered scenes of the deck (any
+    light, camera, hands and overlaps, as the fixture scenes), cut at their places."""
+    rng = np.random.default_rng(seed)
+    crops, truth = [], []
+    for _ in range(n_scenes):
+        scene = render_scene(random_scene_spec(rng, 1280, 720, source=f"pysol-{deck.value}"))
+        for t in scene.truth:
+            if t.face_up and t.visible_fraction >= 0.7:
+                crops.append(crop_from_frame(scene.image, t.center_mm, CARD_RADIUS_MM,
+                                             scene.homography, scene.camera.K,
+                                             scene.camera.k1))
+                truth.append(t.card_id)
+    return np.stack(crops), truth
+
+
+def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | None:
+    faces = pysol_faces(deck)
+    if faces is None:
+        return None
+    model = CardClassifier()
+    tests = {"camera crops": pysol_crops(faces, per_card, np.random.default_rng(1))[:2],
+             "scenes": scene_crops(deck, n_scenes)}
+    folder = PYSOL[deck]
+    t0 = time.perf_counter()
+    profiles = {"images": enroll_folder(folder, folder / "manifest.csv", folder.name, model)}
+    live = live_crops(deck, light=light)
+    t1 = time.perf_counter()
+    profiles["live"] = enroll_images(live, "live", model, cut=True)
+    t2 = time.perf_counter()
+    out = {"live enrolment: scans rendered and cut, s": round(t1 - t0, 1),
+           "live enrolment: profile built, s": round(t2 - t1, 1)}
+    for test, (crops, truth) in tests.items():
+        for how, profile in profiles.items():
+            reader = CardClassifier(profile=profile)
+            read, conf, _ms = read_in_frames(reader, crops)
+            out[f"{test}, enrolled from {how}: right"] = [
+                sum(a == t for a, t in zip(read, truth)), len(truth)]
+            # the tracker's bar, and the one a profile of art the model never saw is served at
+            for bar in (SURE, reader.trust_bar):
+                wrong = [a != t for a, c, t in zip(read, conf, truth)
+                         if a is not None and c >= bar]
+                out[f"{test}, enrolled from {how}: read at {bar} / wrong"] = [len(wrong),
+                                                                              sum(wrong)]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-card", type=int, default=6)
+    ap.add_argument("--light", default="neutral", help="the room's light during the scans")
+    ap.add_argument("--scenes", type=int, default=80, help="test scenes a deck")
+    args = ap.parse_args(argv)
+    for deck in DeckKind:
+        res = compare(deck, args.per_card, args.light, args.scenes)
+        if res is None:
+            print(f"{deck.value}: no PySolFC deck in {PYSOL[deck]}; skipped")
+            continue
+        print(f"\n## {deck.value}, live scans in {args.light} light")
+        for k, v in res.items():
+            print(f"{k:60} {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
