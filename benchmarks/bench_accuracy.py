@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from companion.cards import DeckKind, deck_cards
 from companion.vision.classify import DEFAULT_MODEL, CardClassifier
 from companion.vision.crops import GENTLE, LIGHTS, POSES, eval_crop, place_card
+from companion.vision.cues import sharpness
 from companion.vision.enroll import enroll_folder, enroll_images, read_manifest
 from companion.vision.model_card import load_model_card, write_model_card
 from companion.vision.track import TableTracker
@@ -127,7 +128,7 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
             crops.append(crop_from_scene(img, d, c, radius_mm))
             rows.append((c, pose, d["lighting"]))
     crops = np.stack(crops)
-    sharp = _sharpness(crops)
+    sharp = sharpness(crops)
     judged_sharp = [sharp[i] for i, (c, _, _) in enumerate(rows)
                     if c["face_up"] and c["visible_fraction"] >= 0.7]
     thirds = np.percentile(judged_sharp, [100 / 3, 200 / 3])
@@ -168,19 +169,6 @@ def fixture_scenes(clf: CardClassifier, radius_mm: float = 32.5) -> dict | None:
     by[f"all (visible >=0.7), read at the tracker's bar ({SURE})"] = [sure, len(judged)]
     by["all (visible >=0.7), wrong among those"] = [wrong, sure]
     return dict(by)
-
-
-def _sharpness(crops: np.ndarray) -> np.ndarray:
-    """(N,) how much detail each crop's centre keeps: the variance of its (lightly
-    smoothed) Laplacian over its own variance, so that blur lowers it and dim light alone
-    does not."""
-    out = []
-    for crop in crops:
-        n = crop.shape[0]
-        g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)[n // 6:-n // 6, n // 6:-n // 6]
-        g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.0)  # camera noise is not detail
-        out.append(cv2.Laplacian(g, cv2.CV_32F).var() / (g.var() + 1.0))
-    return np.array(out)
 
 
 CHOICE_SEED = 4242

@@ -38,37 +38,55 @@ from companion.synth.camera import random_pose
 from companion.synth.scene import MAT_SIZE_MM, CardPlacement, random_scene_spec, render_scene
 from companion.vision.classify import CardClassifier
 from companion.vision.crops import crop_from_frame
-from companion.vision.enroll import enroll_folder, enroll_images
+from companion.vision.cues import sharpness
+from companion.vision.enroll import SHARP_ENOUGH, enroll_folder, enroll_images
 
 PER_SCAN = 20
 CARD_RADIUS_MM = 32.5
 
 
-def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral"
+def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral",
+               sharp: float = 0.0, tries: int = 6, close: bool = False
                ) -> dict[str, np.ndarray]:
     """Card id -> the camera crop a live enrolment keeps of it: the deck laid out face up
-    on the mat in scans of ``PER_SCAN`` cards, 5 x 4 apart, at any turn."""
+    on the mat in scans of 20 cards, 5 x 4 apart, at any turn, the camera seeing the whole
+    mat; ``close``: 8 cards a scan, 4 x 2 in the middle of the mat, the camera brought
+    closer so that they fill the frame. A card whose crop is less sharp than ``sharp``
+    (``cues.sharpness``) is laid out and scanned again, at most ``tries`` times, and its
+    sharpest crop kept (the dashboard marks such a card as blurred)."""
     rng = np.random.default_rng(seed)
-    cards = list(deck_cards(deck))
     w, h = MAT_SIZE_MM
-    xs, ys = np.linspace(70, w - 70, 5), np.linspace(70, h - 70, 4)
-    out = {}
-    for start in range(0, len(cards), PER_SCAN):
-        spec = random_scene_spec(rng, 1280, 720, source=f"pysol-{deck.value}", mat=True,
-                                 placement="anywhere", n_cards=1, hands=0, lighting=light,
-                                 face_down_rate=0.0)
-        places = [CardPlacement(card, True, (float(xs[k % 5] + rng.normal(0, 4)),
-                                             float(ys[k // 5] + rng.normal(0, 4))),
-                                float(rng.uniform(0, 360)), spec.cards[0].source,
-                                spec.cards[0].seed, None)
-                  for k, card in enumerate(cards[start:start + PER_SCAN])]
-        # a webcam that sees the whole mat, as `companion calibrate` asks for
-        cam = random_pose(rng, 1280, 720, (w / 2, h / 2), w * 1.7, 20.0)
-        scene = render_scene(dataclasses.replace(spec, cards=tuple(places), camera=cam))
-        for t in scene.truth:
-            out[t.card_id] = crop_from_frame(scene.image, t.center_mm, CARD_RADIUS_MM,
-                                             scene.homography, scene.camera.K,
-                                             scene.camera.k1)
+    if close:
+        xs, ys = w / 2 + 95 * np.arange(-1.5, 2), h / 2 + 95 * np.arange(-0.5, 1)
+        per_scan, extent = 8, 520.0
+    else:
+        xs, ys = np.linspace(70, w - 70, 5), np.linspace(70, h - 70, 4)
+        per_scan, extent = PER_SCAN, w * 1.7
+    cols = len(xs)
+    out: dict[str, np.ndarray] = {}
+    best: dict[str, float] = {}
+    todo = list(deck_cards(deck))
+    for _ in range(tries):
+        for start in range(0, len(todo), per_scan):
+            spec = random_scene_spec(rng, 1280, 720, source=f"pysol-{deck.value}", mat=True,
+                                     placement="anywhere", n_cards=1, hands=0,
+                                     lighting=light, face_down_rate=0.0)
+            places = [CardPlacement(card, True, (float(xs[k % cols] + rng.normal(0, 4)),
+                                                 float(ys[k // cols] + rng.normal(0, 4))),
+                                    float(rng.uniform(0, 360)), spec.cards[0].source,
+                                    spec.cards[0].seed, None)
+                      for k, card in enumerate(todo[start:start + per_scan])]
+            cam = random_pose(rng, 1280, 720, (w / 2, h / 2), extent, 20.0)
+            scene = render_scene(dataclasses.replace(spec, cards=tuple(places), camera=cam))
+            for t in scene.truth:
+                crop = crop_from_frame(scene.image, t.center_mm, CARD_RADIUS_MM,
+                                       scene.homography, scene.camera.K, scene.camera.k1)
+                s = float(sharpness(crop[None])[0])
+                if s > best.get(t.card_id, -1.0):
+                    out[t.card_id], best[t.card_id] = crop, s
+        todo = [c for c in todo if best[c.id] < sharp]
+        if not todo:
+            break
     return out
 
 
@@ -90,6 +108,8 @@ def scene_crops(deck: DeckKind, n_scenes: int, seed: int = 4243
 
 
 def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | None:
+    """The deck read with the profile from its images, from live scans as they came, and
+    from live scans where each card the dashboard marks as blurred was scanned again."""
     faces = pysol_faces(deck)
     if faces is None:
         return None
@@ -97,14 +117,15 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
     tests = {"camera crops": pysol_crops(faces, per_card, np.random.default_rng(1))[:2],
              "scenes": scene_crops(deck, n_scenes)}
     folder = PYSOL[deck]
-    t0 = time.perf_counter()
     profiles = {"images": enroll_folder(folder, folder / "manifest.csv", folder.name, model)}
-    live = live_crops(deck, light=light)
-    t1 = time.perf_counter()
-    profiles["live"] = enroll_images(live, "live", model, cut=True)
-    t2 = time.perf_counter()
-    out = {"live enrolment: scans rendered and cut, s": round(t1 - t0, 1),
-           "live enrolment: profile built, s": round(t2 - t1, 1)}
+    out = {}
+    for how, sharp in (("live", 0.0), ("live, blurred scanned again", SHARP_ENOUGH)):
+        t0 = time.perf_counter()
+        live = live_crops(deck, light=light, sharp=sharp)
+        t1 = time.perf_counter()
+        profiles[how] = enroll_images(live, how, model, cut=True)
+        out[f"{how}: scans rendered and cut, s / profile built, s"] = [
+            round(t1 - t0, 1), round(time.perf_counter() - t1, 1)]
     for test, (crops, truth) in tests.items():
         for how, profile in profiles.items():
             reader = CardClassifier(profile=profile)

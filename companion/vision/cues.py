@@ -74,3 +74,16 @@ def signature_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hellinger distance (0 same .. 1 disjoint) between signatures; broadcasts over rows."""
     bc = np.sum(np.sqrt(np.clip(a, 0, None) * np.clip(b, 0, None)), axis=-1)
     return np.sqrt(np.clip(1.0 - bc, 0.0, 1.0))
+
+
+def sharpness(crops: np.ndarray) -> np.ndarray:
+    """(N,) how much detail each crop's centre keeps: the variance of its (lightly
+    smoothed) Laplacian over its own variance, so that blur lowers it and dim light alone
+    does not."""
+    out = []
+    for crop in crops:
+        n = crop.shape[0]
+        g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)[n // 6:-n // 6, n // 6:-n // 6]
+        g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.0)  # camera noise is not detail
+        out.append(cv2.Laplacian(g, cv2.CV_32F).var() / (g.var() + 1.0))
+    return np.array(out)

@@ -102,6 +102,9 @@ class DeckProfile:
     # model_card.fingerprint of the model whose embeddings these are ("": not recorded, a
     # profile saved before it was). Another model's embeddings match nothing in particular.
     model: str = ""
+    # Enrolled from the camera's own crops (live, on the dashboard), not from pictures of
+    # the cards: see classify.ALWAYS_ASK and CardClassifier.classify.
+    from_camera: bool = False
 
     def looks_like_back(self, heads: HeadOutputs) -> np.ndarray:
         """(N,) bool: crops nearer the enrolled back than every enrolled face. The model

@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 
 VIEWS = 12
 PROFILE_VERSION = 1
+# A live enrolment crop less sharp than this (cues.sharpness) is marked as blurred, to be
+# scanned again: about the median of the cards in rendered table scenes. A PySolFC Mughal
+# deck enrolled from scans as they came named 140 of 308 scene cards right first; with its
+# blurred cards scanned again, 201 (bench_live_enrolment.py).
+SHARP_ENOUGH = 0.06
 
 
 class ProfileError(ValueError):
@@ -51,10 +56,17 @@ def _disc(n: int = CROP_PX, frac: float = 0.92) -> np.ndarray:
 _DISC = _disc()
 
 
-def _suit_references(ids: tuple[str, ...], greys: np.ndarray
+def _suit_references(ids: tuple[str, ...], greys: np.ndarray, cut: bool = False
                      ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Each card turned to its suit's first card, and per suit a weight map that is high
-    where the suit's number cards differ (and a little everywhere on the disc)."""
+    where the suit's number cards differ (and a little everywhere on the disc).
+
+    ``cut``: the cards are camera crops (live enrolment), each scanned under its own blur
+    and with its own few pixels of centring error. The spread of the suit's number cards
+    is then taken robustly (the median deviation, so that one blurred scan does not count
+    as a difference), and only its strongest patch is kept, since the rim's misregistration
+    draws a ring of spread around every disc. With the plain spread the region was the whole
+    disc in every suit of a live-enrolled PySolFC deck, and numerals were not compared."""
     suits = [cid.rpartition("-")[0] for cid in ids]
     out = greys.copy()
     weights: dict[str, np.ndarray] = {}
@@ -67,13 +79,26 @@ def _suit_references(ids: tuple[str, ...], greys: np.ndarray
         # weight map (and the fine comparison) looks there.
         numbers = [j for j in members if not Card.parse(ids[j]).rank.is_face]
         if len(numbers) >= 2:
-            std = out[numbers].std(axis=0)
-            std = cv2.GaussianBlur(std, (0, 0), 2.0)
-            wmap = np.clip(std / (0.35 * std.max() + 1e-6), 0.0, 1.0)
+            spread = _robust_spread(out[numbers]) if cut else out[numbers].std(axis=0)
+            spread = cv2.GaussianBlur(spread, (0, 0), 2.0)
+            if cut:
+                spread = _strongest_patch(spread * _DISC)
+            wmap = np.clip(spread / (0.35 * spread.max() + 1e-6), 0.0, 1.0)
         else:
             wmap = np.ones_like(ref)
         weights[su] = ((0.002 + wmap) * _DISC).astype(np.float32)
     return out, weights
+
+
+def _robust_spread(stack: np.ndarray) -> np.ndarray:
+    """Per pixel, the median absolute deviation over the images of ``stack``."""
+    return np.median(np.abs(stack - np.median(stack, axis=0)), axis=0)
+
+
+def _strongest_patch(spread: np.ndarray) -> np.ndarray:
+    """``spread`` kept only on its connected region above half its peak that holds the peak."""
+    labels = cv2.connectedComponents((spread > 0.5 * spread.max()).astype(np.uint8))[1]
+    return np.where(labels == labels.flat[int(np.argmax(spread))], spread, 0.0)
 
 
 # -- building a profile --------------------------------------------------------------------
@@ -154,7 +179,7 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
     sigs: dict[str, list[np.ndarray]] = {}
     for c, card in zip(crops, cards):
         sigs.setdefault(card.suit.value, []).append(cues.colour_signature(c))
-    turned, suit_weights = _suit_references(ids, np.stack([grey(c) for c in crops]))
+    turned, suit_weights = _suit_references(ids, np.stack([grey(c) for c in crops]), cut)
     back_emb = None
     if back is not None:
         face = _as_face(back, cut)
@@ -165,7 +190,7 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
                        templates=polar_templates(crops), pips=pips,
                        suit_signatures={k: np.mean(v, axis=0) for k, v in sigs.items()},
                        grey=turned, suit_weights=suit_weights, model_agreement=agreement,
-                       back_embeddings=back_emb, model=classifier.fingerprint)
+                       back_embeddings=back_emb, model=classifier.fingerprint, from_camera=cut)
 
 
 def _model_agreement(classifier: CardClassifier, heads: HeadOutputs, truth: np.ndarray,
@@ -223,7 +248,8 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
     meta = {"version": PROFILE_VERSION, "name": profile.name, "deck": profile.deck.value,
             "card_ids": list(profile.card_ids), "views": VIEWS,
             "suits": sorted(profile.suit_signatures),
-            "model_agreement": profile.model_agreement, "model": profile.model}
+            "model_agreement": profile.model_agreement, "model": profile.model,
+            "from_camera": profile.from_camera}
     np.savez_compressed(
         path, meta=np.array(json.dumps(meta)), view_embeddings=profile.view_embeddings,
         templates=profile.templates.astype(np.float16), pips=profile.pips,
@@ -256,7 +282,7 @@ def load_profile(path: str | Path) -> DeckProfile:
             model_agreement=float(meta.get("model_agreement", 0.0)),
             back_embeddings=(z["back_embeddings"].astype(np.float32)
                              if "back_embeddings" in z.files else None),
-            model=str(meta.get("model", "")))
+            model=str(meta.get("model", "")), from_camera=bool(meta.get("from_camera", False)))
     except (OSError, KeyError, ValueError) as e:
         if isinstance(e, ProfileError):
             raise

@@ -99,7 +99,9 @@ def draft():
 def scan():
     """Every card the camera sees now, with the model's reading as the suggested label."""
     from companion.vision.calibration import CalibrationError, MatCalibrator
+    from companion.vision.cues import sharpness
     from companion.vision.detect import CardDetector, detect_unrectified
+    from companion.vision.enroll import SHARP_ENOUGH
     frame = runtime().hub.latest_raw()
     if frame is None:
         abort(503, "no picture from the camera yet")
@@ -120,8 +122,11 @@ def scan():
     d = _draft()
     with d.lock:
         d.scan = [det.crops[i].copy() for i in shown]
+        sharp = sharpness(det.crops[shown])
         cards = [{"index": k, "reading": readings.card_ids[i] or BACK,
                   "confidence": round(float(readings.confidence[i]), 3),
+                  # a blurred picture teaches the profile the blur: scan such a card again
+                  "blurred": bool(sharp[k] < SHARP_ENOUGH),
                   "top": [c for c, _p in readings.topk[i]],
                   "center_px": [round(float(v), 1) for v in det.centers_px[i]],
                   "image": _png_data_url(det.crops[i])} for k, i in enumerate(shown)]
@@ -193,7 +198,8 @@ def save():
         return jsonify(path=str(path), name=name, deck=profile.deck.value,
                        cards=len(profile.card_ids), back=profile.back_embeddings is not None,
                        model_agreement=round(profile.model_agreement, 3),
-                       known_art=profile.model_agreement >= KNOWN_ART), 201
+                       known_art=profile.model_agreement >= KNOWN_ART,
+                       from_camera=profile.from_camera), 201
 
 
 @bp.post("/api/enroll/reset")

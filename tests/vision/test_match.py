@@ -8,8 +8,7 @@ import pytest
 
 from companion.cards import Card, DeckKind, deck_cards
 from companion.synth.faces import render_face
-from companion.vision.crops import GENTLE, place_card
-from companion.vision.match import polar_templates, recentre
+from companion.vision.match import recentre
 
 
 @pytest.mark.parametrize("box", [(20, 50, 30, 70), (2, 94, 2, 94)],
@@ -70,17 +69,3 @@ def test_a_whole_disc_region_is_matched_at_half_resolution_and_still_counts_pips
     assert np.array_equal(numeral.matches(greys[4]),
                           local_matches(greys[4], region_patches(greys, box), box))
 
-
-def test_a_crop_the_detector_cut_is_enrolled_as_it_is():
-    """Live enrolment keeps the detector's crops, the disc spanning the square. Searched for
-    their largest circle like photos, some were cut again inside the card (at a border
-    ring), and the profile learnt the card at the wrong scale."""
-    from companion.vision.classify import CardClassifier
-    from companion.vision.enroll import card_crop, enroll_images
-    rng = np.random.default_rng(4)
-    cards = deck_cards(DeckKind.MUGHAL)[:12]
-    crops = {c.id: place_card(render_face(c, 2, 1, 112), rng, GENTLE) for c in cards}
-    recut = [cid for cid, c in crops.items() if not np.array_equal(card_crop(c), c)]
-    assert recut, "no crop here that the photo path cuts again: the test shows nothing"
-    profile = enroll_images(crops, "live", CardClassifier(), cut=True)
-    assert np.allclose(profile.templates, polar_templates(np.stack(list(crops.values()))))

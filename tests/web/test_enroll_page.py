@@ -83,6 +83,7 @@ def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_clie
     profile = load_profile(path)
     assert r.get_json()["model_agreement"] == round(profile.model_agreement, 3)
     assert r.get_json()["known_art"] == (profile.model_agreement >= KNOWN_ART)
+    assert r.get_json()["from_camera"] and profile.from_camera  # see classify.ALWAYS_ASK
     assert sorted(profile.card_ids) == sorted(truth.values())
     # the profile reads the cards it was made from, and the draft starts again
     crops = np.stack([cv2.imdecode(np.frombuffer(base64.b64decode(
@@ -111,6 +112,23 @@ def test_cards_scanned_on_the_mat_and_confirmed_become_a_deck_profile(enrol_clie
     client.post("/api/enroll/confirm", json={"labels": truth})
     r = client.post("/api/enroll/save", json={"name": "my-deck"})
     assert r.status_code == 409 and "exists" in r.get_json()["error"]
+
+
+def test_a_blurred_card_is_marked_to_be_scanned_again(enrol_client):
+    """A blurred picture would teach the profile the blur (bench_live_enrolment.py)."""
+    app, client = enrol_client
+    img, _whole = _table_with_cards()
+    hub = app.extensions["companion"].hub
+    hub.publish(img, img)
+    sharp = client.post("/api/enroll/scan").get_json()["cards"]
+    assert all(isinstance(c["blurred"], bool) for c in sharp)
+    soft = cv2.GaussianBlur(img, (0, 0), 4.0)
+    hub.publish(soft, soft)
+    r = client.post("/api/enroll/scan")
+    assert r.status_code == 200, r.get_json()
+    blurred = r.get_json()["cards"]
+    assert blurred and all(c["blurred"] for c in blurred)
+    assert sum(c["blurred"] for c in sharp) < len(sharp)
 
 
 def test_bad_enrolment_requests_are_refused_with_a_reason(enrol_client):

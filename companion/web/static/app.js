@@ -341,7 +341,8 @@ function initEnroll() {
       const r = await api("/api/enroll/scan", { method: "POST" });
       const grid = $("#e-cards"); grid.innerHTML = "";
       r.cards.forEach((c) => grid.append(el("figure", {}, el("img", { src: c.image, alt: `card ${c.index + 1}` }),
-        el("figcaption", {}, cardPicker(c.index, c.reading), ` ${Math.round(c.confidence * 100)}%`))));
+        el("figcaption", {}, cardPicker(c.index, c.reading), ` ${Math.round(c.confidence * 100)}%`,
+          c.blurred ? el("strong", { class: "blurred" }, " blurred: skip it and scan it again") : ""))));
       $("#e-confirm").hidden = false; showDraft(r.draft);
       msg(`${r.cards.length} card(s) found: check each name, then confirm`);
     } catch (e) { msg(e.message); }
@@ -353,7 +354,7 @@ function initEnroll() {
   };
   $("#e-save").onsubmit = async (ev) => {
     ev.preventDefault();
-    try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim() } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "")); }
+    try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim() } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "; the model does not know this art, and its cards learnt from the camera are too small to be named surely: every card will be put to you, best guesses first (enrol pictures of the cards with `companion enroll` to have them named)")); }
     catch (e) { msg(e.message); }
   };
   $("#e-reset").onclick = async () => { try { showDraft(await api("/api/enroll/reset", { method: "POST" })); $("#e-cards").innerHTML = ""; msg(""); } catch (e) { msg(e.message); } };
