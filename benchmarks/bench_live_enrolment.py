@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_accuracy import PYSOL, SURE, pysol_crops, pysol_faces, read_in_frames
+from bench_accuracy import PYSOL, SURE, pysol_crops, pysol_faces
 
 from companion.cards import DeckKind, deck_cards
 from companion.synth.camera import random_pose
@@ -91,20 +91,36 @@ def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral",
 
 
 def scene_crops(deck: DeckKind, n_scenes: int, seed: int = 4243
-                ) -> tuple[np.ndarray, list[str]]:
+                ) -> tuple[np.ndarray, list[str], list[slice]]:
     """Face-up cards at least 0.7 in view in ``n_scenes`` rendered scenes of the deck (any
-    light, camera, hands and overlaps, as the fixture scenes), cut at their places."""
+    light, camera, hands and overlaps, as the fixture scenes), cut at their places, and
+    each scene's share of them (a frame: its cards are read together)."""
     rng = np.random.default_rng(seed)
-    crops, truth = [], []
+    crops, truth, frames = [], [], []
     for _ in range(n_scenes):
         scene = render_scene(random_scene_spec(rng, 1280, 720, source=f"pysol-{deck.value}"))
+        start = len(crops)
         for t in scene.truth:
             if t.face_up and t.visible_fraction >= 0.7:
                 crops.append(crop_from_frame(scene.image, t.center_mm, CARD_RADIUS_MM,
                                              scene.homography, scene.camera.K,
                                              scene.camera.k1))
                 truth.append(t.card_id)
-    return np.stack(crops), truth
+        if len(crops) > start:
+            frames.append(slice(start, len(crops)))
+    return np.stack(crops), truth, frames
+
+
+def read_frames(clf: CardClassifier, crops: np.ndarray, frames: list[slice]
+                ) -> tuple[list, list]:
+    """Card ids and confidences of ``crops``, each frame's read together (each card of a
+    deck once in a frame: the profile's assignment)."""
+    read, conf = [], []
+    for f in frames:
+        res = clf.classify(crops[f])
+        read.extend(res.card_ids)
+        conf.extend(res.confidence)
+    return read, conf
 
 
 def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | None:
@@ -114,7 +130,9 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
     if faces is None:
         return None
     model = CardClassifier()
-    tests = {"camera crops": pysol_crops(faces, per_card, np.random.default_rng(1))[:2],
+    crops, truth, _ = pysol_crops(faces, per_card, np.random.default_rng(1))
+    # as bench_accuracy.pysol reads them: 20 distinct cards a frame
+    tests = {"camera crops": (crops, truth, [slice(s, s + 20) for s in range(0, len(crops), 20)]),
              "scenes": scene_crops(deck, n_scenes)}
     folder = PYSOL[deck]
     profiles = {"images": enroll_folder(folder, folder / "manifest.csv", folder.name, model)}
@@ -126,10 +144,10 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
         profiles[how] = enroll_images(live, how, model, cut=True)
         out[f"{how}: scans rendered and cut, s / profile built, s"] = [
             round(t1 - t0, 1), round(time.perf_counter() - t1, 1)]
-    for test, (crops, truth) in tests.items():
+    for test, (crops, truth, frames) in tests.items():
         for how, profile in profiles.items():
             reader = CardClassifier(profile=profile)
-            read, conf, _ms = read_in_frames(reader, crops)
+            read, conf = read_frames(reader, crops, frames)
             out[f"{test}, enrolled from {how}: right"] = [
                 sum(a == t for a, t in zip(read, truth)), len(truth)]
             # the tracker's bar, and the one a profile of art the model never saw is served at

@@ -68,8 +68,8 @@ UNKNOWN_ART_BAR = 0.9
 # A profile of art the model does not know, enrolled from the camera's own crops, names no
 # card by itself: every reading is put to the players, its best guesses first. In such a
 # crop a PySolFC numeral is about 5 px high, and of the readings such a profile made at least
-# 0.99 sure, 1-2 in 32-42 were wrong (bench_live_enrolment.py); the same deck enrolled from
-# pictures of its cards was wrong once in 293 readings at 0.9.
+# 0.99 sure, 0-3 in 27-43 were wrong (bench_live_enrolment.py); the same decks enrolled from
+# pictures of their cards were wrong once in 303 readings at 0.9.
 ALWAYS_ASK = 1.001  # above any probability
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx"
 

@@ -39,8 +39,8 @@ VIEWS = 12
 PROFILE_VERSION = 1
 # A live enrolment crop less sharp than this (cues.sharpness) is marked as blurred, to be
 # scanned again: about the median of the cards in rendered table scenes. A PySolFC Mughal
-# deck enrolled from scans as they came named 140 of 308 scene cards right first; with its
-# blurred cards scanned again, 201 (bench_live_enrolment.py).
+# deck enrolled from scans as they came named 135 of 308 scene cards right first; with its
+# blurred cards scanned again, 206 (bench_live_enrolment.py).
 SHARP_ENOUGH = 0.06
 
 
@@ -109,8 +109,8 @@ def card_crop(image: np.ndarray, cut: bool = False) -> np.ndarray:
     ``cut``: a BGR ``image`` is a crop the detector cut (the card's disc spans the square,
     as live enrolment keeps them), used as it is. Searched for the largest circle like a
     photo, 59 of 96 such crops of a PySolFC deck were cut again inside the card, at the
-    rim's inner line or around the emblem, and the profile then read 27% of the deck's
-    cards right (bench_live_enrolment.py)."""
+    rim's inner line or around the emblem: the profile learnt those cards at another size
+    than the detector cuts them at play (bench_live_enrolment.py)."""
     if cut and image.ndim == 3 and image.shape[2] == 3:
         bgr = image
     elif image.ndim == 3 and image.shape[2] == 4:
