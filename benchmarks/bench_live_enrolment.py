@@ -46,14 +46,15 @@ CARD_RADIUS_MM = 32.5
 
 
 def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral",
-               sharp: float = 0.0, tries: int = 6, close: bool = False
-               ) -> dict[str, np.ndarray]:
+               sharp: float = 0.0, tries: int = 6, close: bool = False,
+               upright: bool = False) -> dict[str, np.ndarray]:
     """Card id -> the camera crop a live enrolment keeps of it: the deck laid out face up
     on the mat in scans of 20 cards, 5 x 4 apart, at any turn, the camera seeing the whole
     mat; ``close``: 8 cards a scan, 4 x 2 in the middle of the mat, the camera brought
     closer so that they fill the frame. A card whose crop is less sharp than ``sharp``
     (``cues.sharpness``) is laid out and scanned again, at most ``tries`` times, and its
-    sharpest crop kept (the dashboard marks such a card as blurred)."""
+    sharpest crop kept (the dashboard marks such a card as blurred). ``upright``: each card
+    laid the way up it is printed, within 10 degrees, as the page asks."""
     rng = np.random.default_rng(seed)
     w, h = MAT_SIZE_MM
     if close:
@@ -73,7 +74,8 @@ def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral",
                                      lighting=light, face_down_rate=0.0)
             places = [CardPlacement(card, True, (float(xs[k % cols] + rng.normal(0, 4)),
                                                  float(ys[k // cols] + rng.normal(0, 4))),
-                                    float(rng.uniform(0, 360)), spec.cards[0].source,
+                                    float(rng.uniform(-10, 10) if upright else
+                                          rng.uniform(0, 360)), spec.cards[0].source,
                                     spec.cards[0].seed, None)
                       for k, card in enumerate(todo[start:start + per_scan])]
             cam = random_pose(rng, 1280, 720, (w / 2, h / 2), extent, 20.0)
@@ -124,8 +126,9 @@ def read_frames(clf: CardClassifier, crops: np.ndarray, frames: list[slice]
 
 
 def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | None:
-    """The deck read with the profile from its images, from live scans as they came, and
-    from live scans where each card the dashboard marks as blurred was scanned again."""
+    """The deck read with the profile from its images, and from live scans: as they came,
+    with each card the dashboard marks as blurred scanned again, and both again with the
+    cards laid upright (at play they lie at any turn)."""
     faces = pysol_faces(deck)
     if faces is None:
         return None
@@ -137,9 +140,13 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
     folder = PYSOL[deck]
     profiles = {"images": enroll_folder(folder, folder / "manifest.csv", folder.name, model)}
     out = {}
-    for how, sharp in (("live", 0.0), ("live, blurred scanned again", SHARP_ENOUGH)):
+    for how, sharp, upright in (("live", 0.0, False),
+                                ("live, blurred scanned again", SHARP_ENOUGH, False),
+                                ("live, laid upright", 0.0, True),
+                                ("live, laid upright, blurred scanned again", SHARP_ENOUGH,
+                                 True)):
         t0 = time.perf_counter()
-        live = live_crops(deck, light=light, sharp=sharp)
+        live = live_crops(deck, light=light, sharp=sharp, upright=upright)
         t1 = time.perf_counter()
         profiles[how] = enroll_images(live, how, model, cut=True)
         out[f"{how}: scans rendered and cut, s / profile built, s"] = [

@@ -117,8 +117,8 @@ def scan():
     shown = [i for i in range(len(det)) if readings is not None and
              (readings.card_ids[i] or readings.face_down[i] >= 0.5)]
     if not shown:
-        abort(422, "no card found: lay the cards face up (and one face down, for the back) "
-                   "and apart on the mat, in good light")
+        abort(422, "no card found: lay the cards face up and upright (and one face down, "
+                   "for the back) and apart on the mat, in good light")
     d = _draft()
     with d.lock:
         d.scan = [det.crops[i].copy() for i in shown]
