@@ -242,14 +242,18 @@ def pysol_crops(faces: dict[str, np.ndarray], per_card: int, rng: np.random.Gene
     return np.stack(crops), truth, in_view
 
 
-def read_in_frames(clf: CardClassifier, crops: np.ndarray) -> tuple[list, list, list[float]]:
-    """Card ids, confidences and ms per frame of ``crops`` read 20 at a time: a frame holds
-    about 20 cards, and the each-card-once assignment of a profile works on such groups
-    (distinct cards, as on a real table)."""
+def read_in_frames(clf: CardClassifier, crops: np.ndarray, frames: list[slice] | None = None
+                   ) -> tuple[list, list, list[float]]:
+    """Card ids, confidences and ms per frame of ``crops``, each frame read together:
+    ``frames`` (slices of ``crops``), or 20 at a time. A frame holds about 20 cards, and the
+    each-card-once assignment of a profile works on such groups (distinct cards, as on a
+    real table)."""
+    if frames is None:
+        frames = [slice(s, s + 20) for s in range(0, len(crops), 20)]
     read, conf, frame_ms = [], [], []
-    for s in range(0, len(crops), 20):
+    for f in frames:
         t0 = time.perf_counter()
-        res = clf.classify(crops[s:s + 20])
+        res = clf.classify(crops[f])
         frame_ms.append((time.perf_counter() - t0) * 1e3)
         read.extend(res.card_ids)
         conf.extend(res.confidence)

@@ -31,58 +31,63 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_accuracy import PYSOL, SURE, pysol_crops, pysol_faces
+from bench_accuracy import PYSOL, SURE, pysol_crops, pysol_faces, read_in_frames
 
 from companion.cards import DeckKind, deck_cards
 from companion.synth.camera import random_pose
-from companion.synth.scene import MAT_SIZE_MM, CardPlacement, random_scene_spec, render_scene
+from companion.synth.scene import (
+    MAT_SIZE_MM,
+    CardPlacement,
+    Scene,
+    random_scene_spec,
+    render_scene,
+)
+from companion.train_scenes import CARD_RADIUS_MM
 from companion.vision.classify import CardClassifier
 from companion.vision.crops import crop_from_frame
 from companion.vision.cues import sharpness
 from companion.vision.enroll import SHARP_ENOUGH, enroll_folder, enroll_images
 
 PER_SCAN = 20
-CARD_RADIUS_MM = 32.5
+
+
+def _cut(scene: Scene, centre_mm) -> np.ndarray:
+    """The card at ``centre_mm`` cut from the scene's frame as the detector cuts it."""
+    return crop_from_frame(scene.image, centre_mm, CARD_RADIUS_MM, scene.homography,
+                           scene.camera.K, scene.camera.k1)
 
 
 def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral",
-               sharp: float = 0.0, tries: int = 6, close: bool = False,
-               upright: bool = False) -> dict[str, np.ndarray]:
+               sharp: float = 0.0, tries: int = 6, upright: bool = False
+               ) -> dict[str, np.ndarray]:
     """Card id -> the camera crop a live enrolment keeps of it: the deck laid out face up
-    on the mat in scans of 20 cards, 5 x 4 apart, at any turn, the camera seeing the whole
-    mat; ``close``: 8 cards a scan, 4 x 2 in the middle of the mat, the camera brought
-    closer so that they fill the frame. A card whose crop is less sharp than ``sharp``
-    (``cues.sharpness``) is laid out and scanned again, at most ``tries`` times, and its
-    sharpest crop kept (the dashboard marks such a card as blurred). ``upright``: each card
-    laid the way up it is printed, within 10 degrees, as the page asks."""
+    on the mat in scans of ``PER_SCAN`` cards, 5 x 4 apart, at any turn, the camera seeing
+    the whole mat. A card whose crop is less sharp than ``sharp`` (``cues.sharpness``) is
+    laid out and scanned again, at most ``tries`` times, and its sharpest crop kept (the
+    dashboard marks such a card as blurred). ``upright``: each card laid the way up it is
+    printed, within 10 degrees, as the page asks."""
     rng = np.random.default_rng(seed)
     w, h = MAT_SIZE_MM
-    if close:
-        xs, ys = w / 2 + 95 * np.arange(-1.5, 2), h / 2 + 95 * np.arange(-0.5, 1)
-        per_scan, extent = 8, 520.0
-    else:
-        xs, ys = np.linspace(70, w - 70, 5), np.linspace(70, h - 70, 4)
-        per_scan, extent = PER_SCAN, w * 1.7
-    cols = len(xs)
+    xs, ys = np.linspace(70, w - 70, 5), np.linspace(70, h - 70, 4)
     out: dict[str, np.ndarray] = {}
     best: dict[str, float] = {}
     todo = list(deck_cards(deck))
     for _ in range(tries):
-        for start in range(0, len(todo), per_scan):
+        for start in range(0, len(todo), PER_SCAN):
             spec = random_scene_spec(rng, 1280, 720, source=f"pysol-{deck.value}", mat=True,
                                      placement="anywhere", n_cards=1, hands=0,
                                      lighting=light, face_down_rate=0.0)
-            places = [CardPlacement(card, True, (float(xs[k % cols] + rng.normal(0, 4)),
-                                                 float(ys[k // cols] + rng.normal(0, 4))),
+            places = [CardPlacement(card, True, (float(xs[k % 5] + rng.normal(0, 4)),
+                                                 float(ys[k // 5] + rng.normal(0, 4))),
                                     float(rng.uniform(-10, 10) if upright else
                                           rng.uniform(0, 360)), spec.cards[0].source,
                                     spec.cards[0].seed, None)
-                      for k, card in enumerate(todo[start:start + per_scan])]
-            cam = random_pose(rng, 1280, 720, (w / 2, h / 2), extent, 20.0)
+                      for k, card in enumerate(todo[start:start + PER_SCAN])]
+            # a webcam that sees the whole mat, as `companion calibrate` asks for
+            cam = random_pose(rng, 1280, 720, (w / 2, h / 2), w * 1.7, 20.0)
             scene = render_scene(dataclasses.replace(spec, cards=tuple(places), camera=cam))
             for t in scene.truth:
-                crop = crop_from_frame(scene.image, t.center_mm, CARD_RADIUS_MM,
-                                       scene.homography, scene.camera.K, scene.camera.k1)
+                crop = _cut(scene, t.center_mm)
                 s = float(sharpness(crop[None])[0])
                 if s > best.get(t.card_id, -1.0):
                     out[t.card_id], best[t.card_id] = crop, s
@@ -104,25 +109,11 @@ def scene_crops(deck: DeckKind, n_scenes: int, seed: int = 4243
         start = len(crops)
         for t in scene.truth:
             if t.face_up and t.visible_fraction >= 0.7:
-                crops.append(crop_from_frame(scene.image, t.center_mm, CARD_RADIUS_MM,
-                                             scene.homography, scene.camera.K,
-                                             scene.camera.k1))
+                crops.append(_cut(scene, t.center_mm))
                 truth.append(t.card_id)
         if len(crops) > start:
             frames.append(slice(start, len(crops)))
     return np.stack(crops), truth, frames
-
-
-def read_frames(clf: CardClassifier, crops: np.ndarray, frames: list[slice]
-                ) -> tuple[list, list]:
-    """Card ids and confidences of ``crops``, each frame's read together (each card of a
-    deck once in a frame: the profile's assignment)."""
-    read, conf = [], []
-    for f in frames:
-        res = clf.classify(crops[f])
-        read.extend(res.card_ids)
-        conf.extend(res.confidence)
-    return read, conf
 
 
 def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | None:
@@ -135,8 +126,7 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
     model = CardClassifier()
     crops, truth, _ = pysol_crops(faces, per_card, np.random.default_rng(1))
     # as bench_accuracy.pysol reads them: 20 distinct cards a frame
-    tests = {"camera crops": (crops, truth, [slice(s, s + 20) for s in range(0, len(crops), 20)]),
-             "scenes": scene_crops(deck, n_scenes)}
+    tests = {"camera crops": (crops, truth, None), "scenes": scene_crops(deck, n_scenes)}
     folder = PYSOL[deck]
     profiles = {"images": enroll_folder(folder, folder / "manifest.csv", folder.name, model)}
     out = {}
@@ -154,7 +144,7 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
     for test, (crops, truth, frames) in tests.items():
         for how, profile in profiles.items():
             reader = CardClassifier(profile=profile)
-            read, conf = read_frames(reader, crops, frames)
+            read, conf, _ms = read_in_frames(reader, crops, frames)
             out[f"{test}, enrolled from {how}: right"] = [
                 sum(a == t for a, t in zip(read, truth)), len(truth)]
             # the tracker's bar, and the one a profile of art the model never saw is served at

@@ -196,7 +196,7 @@ class HeadOutputs:
         return cls(*(np.concatenate(a) for a in zip(*(p.arrays for p in parts))))
 
 
-def _times(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+def _times(p: np.ndarray, q: np.ndarray | float) -> np.ndarray:
     """Rows of ``p * q`` normalised to sum to one, in logs so that no row underflows."""
     return _softmax(np.log(np.maximum(p, 1e-30)) + np.log(np.maximum(q, 1e-30)))
 
@@ -368,18 +368,17 @@ class CardClassifier:
                 kind[backs, 1] += kind[backs, 0]
                 kind[backs, 0] = 0.0
                 h = replace(h, kind=kind)
-            if self.profile.from_camera and self.profile.model_agreement >= KNOWN_ART:
+            known = self.profile.model_agreement >= KNOWN_ART
+            if known and self.profile.from_camera:
                 # our own printed deck, enrolled live: its camera crops, each scanned under
                 # its own blur and light, only add noise to what the model reads (154 of
                 # 156 scene cards right alone, 146 with the profile); the profile still
                 # knows the deck and its back
-                ids, probs = np.array(self.profile.card_ids), _times(
-                    np.ones((len(crops), len(self.profile.card_ids)), np.float32),
-                    self.profile.model_probabilities(h))
+                ids, probs = np.array(self.profile.card_ids), 1.0
             else:
                 ids, probs, detail = self.profile.card_probabilities(crops, h)
-                if self.profile.model_agreement >= KNOWN_ART:
-                    probs = _times(probs, self.profile.model_probabilities(h))
+            if known:
+                probs = _times(self.profile.model_probabilities(h), probs)
             card_rows = np.flatnonzero(h.kind.argmax(axis=1) == 0)
             chosen, dup = assign_once(probs, card_rows)
         else:
