@@ -100,6 +100,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             if truth:
                 answered += 1
                 outputs += referee.confirm(truth, zone, r.frame_index, r.timestamp)
+                pipe.tracker.name(zone, truth)  # as the dashboard tells it
     secs = time.perf_counter() - t0
     filmed = meta["moves"]
     truth_moves = [game.public_move(rec.moves[m["index"]]) for m in filmed]

@@ -299,3 +299,33 @@ def test_a_follow_that_shows_the_lead_was_beatable_is_played_and_the_trick_goes_
     assert [r.move for r in rulings] == [lead, beats, c]
     assert rulings[1].verdict is Verdict.ILLEGAL and "beatable card was led" in rulings[1].reason
     assert rulings[2].verdict is not Verdict.ILLEGAL
+
+
+def test_a_named_card_taken_away_unnamed_leaves_its_spot():
+    """The real-art Ganjifa film with a deck enrolled live: every card was asked about and
+    named by a player, and each went away with the trick without a name. The referee still
+    had the old card on the spot, took the next card laid there (read first as that old
+    card) for the old card read again, did not hold the next player's card behind it, and
+    judged that one first: "it is Player 2's lead, not Player 3's"."""
+    moves = _gj_moves(6)
+    ref = Referee("ganjifa", 4)
+    for k, m in enumerate(moves[:4]):
+        f = 30 * (k + 1)
+        ref.observe([_gj_ev("unsure", m, f, k)], f)
+        ref.confirm(m.cards[0].id, f"play{m.player}", f, f / 30)
+    for k, m in enumerate(moves[:4]):  # the trick is gathered: its tracks go, unnamed
+        removed = dataclasses.replace(_gj_ev("removed", m, 150, k), card_id=None)
+        ref.observe([removed], 150)
+    lead, follow = moves[4:6]
+    assert lead.player == moves[0].player  # the lead is laid where the last trick's was
+    old = moves[0].cards[0].id
+    first = dataclasses.replace(_doubt(f"play{lead.player}", 200, 10, (old, 0.5),
+                                       (lead.cards[0].id, 0.3)), since=170)
+    ref.observe([first], 200)
+    assert ref.waiting_for == f"play{lead.player}"  # a new card, not the old one again
+    ref.confirm(lead.cards[0].id, f"play{lead.player}", 200, 200 / 30)
+    second = dataclasses.replace(_gj_ev("unsure", follow, 201, 11), since=185)
+    ref.observe([second], 201)
+    ref.confirm(follow.cards[0].id, f"play{follow.player}", 201, 201 / 30)
+    assert [r.move for r in ref.rulings()] == moves
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())

@@ -259,8 +259,11 @@ def test_replay_ask_puts_a_doubted_reading_to_the_person():
     (shown,) = [o for out in outputs for o in _convert(out)]  # the dashboard's question
     assert shown.kind == "unsure" and shown.context["zone"] == misread.zone
     assert [ch["value"] for ch in shown.choices] == [c.cards[0].id, "none"]
-    written = []
-    asker = vt.TerminalAsker(ref, read=iter(["1\n"]).__next__, write=written.append)
+    written, told = [], []
+    tracker = type("Tracker", (), {"name": lambda self, *named: told.append(named)})()
+    asker = vt.TerminalAsker(ref, read=iter(["1\n"]).__next__, write=written.append,
+                             tracker=tracker)
     asker.ask(outputs, 90, 3.0)
     assert "Which card was laid on" in "".join(written)
     assert [r.move for r in ref.rulings()] == [a, b, c]
+    assert told == [(misread.zone, c.cards[0].id)]  # and the tracker holds that name

@@ -241,7 +241,7 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     pipe = Pipeline(classifier, TableTracker(layout), calibration)
     out = sys.stdout
-    asker = TerminalAsker(referee) if args.ask else None
+    asker = TerminalAsker(referee, tracker=pipe.tracker) if args.ask else None
     totals = dict.fromkeys(STAGES, 0.0)
     frames, calibrated, counts = 0, 0, {}
     wall = time.perf_counter()
@@ -305,8 +305,9 @@ class TerminalAsker:
     card's id, or Enter to leave it out. Who laid a card: the number of the answer, Enter
     for the referee's assumption. At the end of the input, nothing more is asked."""
 
-    def __init__(self, referee, read=None, write=None):
-        self.referee = referee
+    def __init__(self, referee, read=None, write=None, tracker=None):
+        """``tracker``: the pipeline's, told the cards named (``TableTracker.name``)."""
+        self.referee, self.tracker = referee, tracker
         self.read = read or sys.stdin.readline
         self.write = write or (lambda text: print(text, end="", flush=True))
         self.open = True
@@ -352,9 +353,13 @@ class TerminalAsker:
             card = names[int(reply) - 1] if reply.isdigit() and int(reply) <= len(names) \
                 else reply
             try:
-                return self.referee.confirm(card, zone, frame, timestamp)
+                said = self.referee.confirm(card, zone, frame, timestamp)
             except RefereeError as e:  # a mistyped id: say so and ask again
                 self.write(f"{e}\n")
+                continue
+            if self.tracker is not None:
+                self.tracker.name(zone, card)
+            return said
 
 
 def _replay_classifier(args: argparse.Namespace, referee):

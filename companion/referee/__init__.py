@@ -187,6 +187,7 @@ class Referee:
             # Named as the card already lying there (a hand or a swept trick half over it
             # made its readings doubtful): it was not laid again.
             was = card.id if card in stack else self._named.get(track)
+            self._named[track] = card.id
             if card not in stack:
                 stack.append(card)
             return self._name_pending(pending, card, was)
@@ -257,10 +258,12 @@ class Referee:
         renames = ev.resolves or ev.track_id in self._doubted  # names a card held unnamed
         if ev.kind == "appeared" and renames and ev.track_id in self._answered:
             return []  # a person named it already: their word stands over a late reading
-        if ev.kind == "removed" and ev.zone and card is not None:
+        if ev.kind == "removed" and ev.zone:
+            # (an unnamed card goes as the card it was named: see ``_named``)
+            gone = card or parse_card(self._named.get(ev.track_id))
             stack = self._table.get(ev.zone, [])
-            if card in stack:
-                stack.remove(card)
+            if gone in stack:
+                stack.remove(gone)
             return []
         if ev.kind != "appeared" or card is None or ev.zone is None:
             return []  # face-down cards, cleared zones and cards off the zones: no moves

@@ -220,6 +220,9 @@ class _Track:
     since: int = -1  # the frame its current card was first seen: at first, ``first_frame``
     # a hand came near it since its name was last read surely (see TableTracker._vote)
     disturbed: bool = True
+    # named by the players (``TableTracker.name``): what its readings ranked first then,
+    # which stands for that card until another card is laid on it
+    read_as: str | None = None
 
 
 class TableTracker:
@@ -254,6 +257,31 @@ class TableTracker:
         self._tracks: list[_Track] = []
         self._next_id = 0
         self._zone_counts: Counter = Counter()
+        self._told: deque[tuple[str, str]] = deque()  # (zone, card) named by the players
+
+    def name(self, zone: str, card_id: str) -> None:
+        """The players named the card the tracker asked about on ``zone`` (or a sure
+        reading the game doubted): it holds that name from the next frame on, as a card
+        read surely would, until another card is laid on it.
+
+        Without it, a card of a deck no reading is sure of stayed unsure however it was
+        answered. A second card laid on it, read as a card among those first asked about,
+        looked like the same doubt and was never asked: on the real-art Ganjifa film with a
+        deck enrolled live, Player 2's second card of a doubled trick went unseen and the
+        next 8 moves were refused. A card taken away went without a name, so the game
+        could not tell which card had left the spot. (Queued: the dashboard answers from
+        another thread than the one that updates the tracker.)"""
+        self._told.append((zone, card_id))
+
+    def _apply_names(self) -> None:
+        while self._told:
+            zone, card = self._told.popleft()
+            here = [t for t in self._tracks if t.settled and self._zone(t.center) == zone]
+            if not here:
+                continue  # gone already: its removal said so
+            t = max(here, key=lambda t: (t.unsure, t.since, t.id))  # the card asked about
+            t.read_as = t.asked[0] if t.unsure and t.asked else t.label
+            t.label, t.unsure, t.doubt, t.disturbed = card, False, 0, False
 
     @property
     def table(self) -> dict[str, list[str]]:
@@ -278,6 +306,7 @@ class TableTracker:
         n = len(detections)
         if len(classifications) != n:
             raise ValueError(f"{n} detections but {len(classifications)} classifications")
+        self._apply_names()
         # A reading is not trusted while something moves over the card; a hand at rest
         # beside or partly over it does not spoil what can be seen.
         gated_det = (motion.near(detections.centers_mm, self.motion_radius_mm, moving_only=True)
@@ -360,6 +389,8 @@ class TableTracker:
         recent = list(t.readings)[-self.stable_frames:]
         if len(recent) < self.stable_frames:
             return []
+        if t.read_as is not None:  # its readings, as the players named the card
+            recent = [(t.label if lab == t.read_as else lab, c, k) for lab, c, k in recent]
         votes = Counter(r[0] for r in recent)
         label, count = votes.most_common(1)[0]
         agreement = count / len(recent)
@@ -385,7 +416,8 @@ class TableTracker:
             # real-art Kendra Kari film a Kumancha 6 that lay untouched was re-read as the
             # 8 (0.83) three times, and each time the players were asked what lay there.
             ranked = [c for c, _ in self._candidates(recent)]
-            if t.settled and not t.unsure and (ranked[:1] == [t.label] or not t.disturbed):
+            if t.settled and not t.unsure and (ranked[:1] in ([t.label], [t.read_as])
+                                               or not t.disturbed):
                 t.doubt = 0
                 return []
             if t.settled and t.unsure and t.asked and t.asked[0] in ranked:
@@ -401,7 +433,7 @@ class TableTracker:
         first = max(t.first_frame, frame - self.stable_frames + 1)
         if t.settled:  # a card laid on a settled one came with the readings that changed it
             t.since = first
-        t.settled, t.label, t.disturbed = True, label, False
+        t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
         candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False

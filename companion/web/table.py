@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.cards import Card, deck_cards
 from companion.games import get_game
 from companion.games.base import (
     IllegalMoveError,
@@ -417,8 +418,13 @@ class TableSession:
                 raise TableError(f"no open question {pending_id} in the current game")
             p = rows[pending_id]
             allowed = [c.get("value") for c in p.payload.get("choices", [])]
-            if choice not in allowed:
-                raise TableError(f"choice {choice!r} is not one of {allowed}")
+            # which card it is: the readings offered, or any card of the game's deck (a
+            # deck enrolled live offers the right card among its first three for about 93%
+            # of the cards; "none of these" would leave the card out of the game)
+            if choice not in allowed and not (p.kind == "unsure" and
+                                              choice in _deck_ids(live.module)):
+                more = " or a card of this game's deck" if p.kind == "unsure" else ""
+                raise TableError(f"choice {choice!r} is not one of {allowed}{more}")
             self.store.resolve_pending(pending_id, choice)
             context = p.payload.get("context", {})
             out: dict[str, Any] = {"answered": pending_id}
@@ -488,5 +494,16 @@ class TableSession:
                            "hand_counts": list(hands) if hands is not None else None,
                            "zones": zone_cards(live.move_events, ref, live.module),
                            "pending": [p.to_json() for p in self.store.pending(live.game_id)]}
+            if any(p["kind"] == "unsure" for p in out["game"]["pending"]):
+                # for the answer "another card" (see ``answer``)
+                out["game"]["cards"] = [[c.id, c.name] for c in _deck(live.module)]
             return out
 
+
+def _deck(module) -> list[Card]:
+    deck = getattr(module, "DECK", None)
+    return deck_cards(deck) if deck is not None else []
+
+
+def _deck_ids(module) -> set[str]:
+    return {c.id for c in _deck(module)}

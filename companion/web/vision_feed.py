@@ -126,6 +126,7 @@ class VisionFeed:
         self.fps = 30.0  # the fixture videos' rate; a camera runs at its own
         self._lock = threading.Lock()
         self.referee = None
+        self._tracker = None  # the pipeline's, told the cards the players name
         # () -> (game id, game, players, options, deck profile path or None, ask every
         # doubt) of the table's game, or None
         self.game_provider = None
@@ -259,6 +260,7 @@ class VisionFeed:
         with self._lock:
             self.referee = Referee(game, players, options, layout,
                                    by_elimination=not every_doubt) if game else None
+            self._tracker = pipeline.tracker
         zones_mm = [(z.label, z.center_mm) for z in layout.zones] if layout else []
         return pipeline, zones_mm
 
@@ -276,9 +278,11 @@ class VisionFeed:
             try:
                 if kind == "question" and "question_id" in context:
                     outs = self.referee.answer(int(context["question_id"]), int(choice))
+                elif kind == "unsure" and context.get("zone") and choice == "none":
+                    outs = self.referee.dismiss(context["zone"])
                 elif kind == "unsure" and context.get("zone"):
-                    outs = (self.referee.dismiss(context["zone"]) if choice == "none" else
-                            self.referee.confirm(str(choice), context["zone"], frame, ts))
+                    outs = self.referee.confirm(str(choice), context["zone"], frame, ts)
+                    self._tracker.name(context["zone"], str(choice))  # see TableTracker.name
                 elif kind == "draw":
                     outs = self.referee.tell_draw(choice, frame, ts)
                 else:

@@ -302,3 +302,40 @@ def test_a_card_laid_on_an_unsure_one_is_a_new_card_not_its_name():
     run(tr, [[(POS["pos1"], Reading("kalki-3", conf=0.6, topk=top))]] * 10)
     named = run(tr, [[(POS["pos1"], Reading("varaha-3", conf=0.85))]] * 5, start=10)
     assert [(e.kind, e.card_id, e.resolves) for e in named] == [("appeared", "varaha-3", True)]
+
+
+def test_a_card_the_players_named_holds_its_name_until_another_is_laid_on_it():
+    """A deck no reading is sure of (enrolled live): each card is asked about, and the
+    players' answer is its name. A second card of the same suit laid on it, read first
+    among the cards asked about before, is a new card to ask about, not the same doubt."""
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=1.001)  # classify.ALWAYS_ASK
+    px = 0.5
+    still = MotionMap.still((300, 400), px)
+    hand_mask = np.zeros((300, 400), bool)
+    x, y = (np.asarray(POS["pos2"]) * px).astype(int)
+    hand_mask[y - 10:y + 10, x - 10:x + 10] = True
+    hand = MotionMap.of(hand_mask, px)
+    first = (("kalki-7", 0.6), ("kalki-2", 0.3), ("kalki-4", 0.1))
+    lying = [[(POS["pos2"], Reading("kalki-7", conf=0.6, topk=first))]]
+    (asked,) = run(tr, lying * 12, motion=[still] * 12)
+    assert (asked.kind, asked.candidates[0][0]) == ("unsure", "kalki-7")
+    tr.name("pos2", "kalki-2")  # the players: it is the 2 (its readings rank the 7 first)
+    assert run(tr, lying * 12, start=12, motion=[still] * 12) == []
+    assert tr.table == {"pos2": ["kalki-2"]}
+    # a hand lays the 4 of the suit on it
+    run(tr, [[]] * 2, start=24, motion=[hand] * 2)
+    second = (("kalki-4", 0.7), ("kalki-7", 0.2), ("kalki-2", 0.1))
+    laid = [[(POS["pos2"], Reading("kalki-4", conf=0.7, topk=second))]]
+    events = run(tr, laid * 12, start=26, motion=[still] * 12)
+    assert [(e.kind, e.candidates[0][0]) for e in events] == [("unsure", "kalki-4")]
+    assert events[0].since >= 26
+    tr.name("pos2", "kalki-4")
+    gone = run(tr, [[]] * 10, start=38)  # taken away with the trick, under its name
+    assert [(e.kind, e.card_id) for e in gone] == [("removed", "kalki-4"), ("cleared", None)]
+
+
+def test_a_name_for_a_spot_with_no_card_changes_nothing():
+    tr = TableTracker(LAYOUT, stable_frames=4)
+    tr.name("pos5", "kalki-2")
+    assert run(tr, [[(POS["pos1"], Reading("surya-7"))]] * 5)[0].card_id == "surya-7"
+    assert tr.table == {"pos1": ["surya-7"]}

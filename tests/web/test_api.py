@@ -120,6 +120,28 @@ def test_an_unsure_reading_becomes_the_confirmed_move(start, client, app, bridge
         {"card": first.cards[0].id}
 
 
+def test_an_unsure_reading_takes_a_card_that_was_not_offered(start, client, app,
+                                                              bridge_record):
+    """The right card is not always among the readings offered: the players may name any
+    card of the game's deck, never a card of another deck."""
+    start(client)
+    first = bridge_record.moves[0]
+    table = app.extensions["companion"].table
+    p = table.ask("unsure", "Unsure: which card?", [{"value": "surya-2"}, {"value": "none"}],
+                  {"move": {"player": first.player, "action": first.action,
+                            "target": first.target}})
+    game = client.get("/api/state").get_json()["game"]
+    assert [first.cards[0].id, first.cards[0].name] in game["cards"]
+    assert len(game["cards"]) == 96  # the Mughal deck of Kendra Kari, to choose from
+    r = client.post(f"/api/pending/{p.id}", json={"choice": "kalki-3"})  # Dashavatara's
+    assert r.status_code == 400 and "a card of this game's deck" in r.get_json()["error"]
+    r = client.post(f"/api/pending/{p.id}", json={"choice": first.cards[0].id})
+    assert r.status_code == 200
+    game = client.get("/api/state").get_json()["game"]
+    assert game["moves"][-1]["move"]["cards"] == [first.cards[0].id]
+    assert "cards" not in game  # no question about a card is open
+
+
 def test_manual_board_plays_kanji_guti_through_the_referee(start, client):
     start(client, game="kanji-guti", players=2, manual=True, seed=1)
     legal = client.get("/api/legal").get_json()

@@ -249,6 +249,41 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     assert load_profile(profiles / "table-deck.npz").card_ids == (name,)
 
 
+def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, page):
+    """The right card is not always among the readings a question offers (a deck enrolled
+    live: about 7% of its cards). The question also lists the deck's other cards."""
+    if not (Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx").exists():
+        pytest.skip("no shipped model: the demo asks no questions")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    srv = server("--demo-speed", "4")
+    page.goto(srv.url + "/confirm")
+    deadline, tried = time.monotonic() + 240, set()
+    while True:
+        assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
+        state = srv.get("/api/state")["game"] or {}
+        asked = [p for p in state.get("pending", []) if p["kind"] == "unsure"
+                 and p["id"] not in tried]
+        if not asked:
+            time.sleep(0.3)
+            continue
+        p = asked[0]
+        tried.add(p["id"])
+        other = page.locator(f'#pending [data-pending="{p["id"]}"] select[data-other]')
+        offered = {str(c["value"]) for c in p["choices"]}
+        card = next(card for card, _ in state["cards"] if card not in offered)
+        try:
+            other.wait_for(timeout=5_000)
+            options = other.locator("option").all_inner_texts()
+            other.select_option(card, timeout=5_000)
+        except PlaywrightTimeout:  # the camera named the card itself meanwhile
+            continue
+        break
+    assert options[0] == "another card…"
+    assert options[1:] == [name for c, name in state["cards"] if c not in offered]
+    page.wait_for_selector(f'#pending [data-pending="{p["id"]}"]', state="detached")
+    assert p["id"] not in [q["id"] for q in srv.get("/api/state")["game"]["pending"]]
+
+
 def test_the_setup_form_can_ask_about_every_doubtful_card(server, page):
     srv = server("--source", "replay", "--demo-speed", str(DEMO_SPEED))
     page.goto(srv.url + "/setup")
@@ -337,11 +372,12 @@ def test_a_new_user_follows_both_demo_games_answering_what_the_camera_asks(serve
                 continue
             seen = _card_seen(docs, p["context"].get("frame", state["camera"]["frame"]), zone)
             values = [str(c["value"]) for c in p["choices"]]
-            choice = seen if seen in values else "none"
-            button = page.locator(
-                f'#questions [data-pending="{p["id"]}"] button[data-choice="{choice}"]')
+            item = f'#questions [data-pending="{p["id"]}"]'
             try:
-                button.click(timeout=5_000)
+                if seen in values or seen is None:
+                    page.click(f'{item} button[data-choice="{seen or "none"}"]', timeout=5_000)
+                else:  # not among the readings offered: the deck's other cards
+                    page.select_option(f"{item} select[data-other]", seen, timeout=5_000)
             except PlaywrightTimeout:  # gone meanwhile: the camera named the card itself
                 still_open = [q["id"] for q in srv.get("/api/state")["game"]["pending"]]
                 assert p["id"] not in still_open, p

@@ -81,3 +81,27 @@ def test_a_card_the_referee_named_by_elimination_is_not_asked_about(tmp_path):
     feed.referee = None
     asked = feed._tracker_news([doubt], 0)
     assert [c["value"] for c in asked[0].choices] == [b.cards[0].id, a.cards[0].id, "none"]
+
+
+def test_a_card_the_players_name_is_told_to_the_tracker_too(tmp_path):
+    """The answer names the card for the game and for the tracker, which then holds that
+    name (``TableTracker.name``): a deck no reading is sure of is asked about card by card."""
+    from companion.record import simulate, table_view
+    from companion.referee import Referee
+    from companion.vision.track import TableTracker, TrackEvent
+    (a,) = table_view(simulate("ganjifa", 4, {}, 0)).moves[:1]
+    feed = VisionFeed(str(tmp_path))
+    feed.referee = Referee("ganjifa", 4)
+    feed._tracker = tracker = TableTracker(feed.referee.layout)
+    told = []
+    tracker.name = lambda zone, card: told.append((zone, card))
+    zone = f"play{a.player}"
+    centre = feed.referee.layout.zone(zone).center_mm
+    unsure = TrackEvent("unsure", None, centre, zone, 0.5, 30, 35, 1.2, 1,
+                        candidates=((a.cards[0].id, 0.5), ("kalki-9", 0.3)), needed=0.9)
+    feed.referee.observe([unsure], 35)
+    assert feed.answer("unsure", {"zone": zone}, "not-a-card")[0].kind == "note"
+    assert told == []  # a bad answer names nothing
+    feed.answer("unsure", {"zone": zone}, a.cards[0].id)
+    assert told == [(zone, a.cards[0].id)]
+    assert [r.move for r in feed.referee.rulings()] == [a]

@@ -140,14 +140,28 @@ function initPlayed() { $("#deck").onchange = drawTracker; App.listeners.push(dr
 let correcting = null;
 // The referee's open questions as one-tap answers (the Confirm page, and the Table page
 // while a question holds the game up).
+// A question about which card lies somewhere also takes any card of the deck ("another
+// card"): the right one is not always among the readings offered. Drawn again only when the
+// questions change, so that a list being chosen from is not closed under the player's finger.
 function drawPending(g, box, empty) {
+  const key = JSON.stringify(g ? g.pending.map((p) => p.id) : null);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
   box.innerHTML = "";
   if ((!g || !g.pending.length) && empty) box.append(el("p", { class: "muted" }, empty));
   if (g) for (const p of g.pending) {
+    const choose = async (value) => {
+      try { await api(`/api/pending/${p.id}`, { json: { choice: value } }); } catch (e) { flash(e.message); }
+    };
     const item = el("div", { class: "pending-item", "data-pending": p.id }, el("p", {}, p.text));
-    for (const c of p.choices) item.append(el("button", { type: "button", "data-choice": String(c.value), onclick: async () => {
-      try { await api(`/api/pending/${p.id}`, { json: { choice: c.value } }); } catch (e) { flash(e.message); }
-    } }, c.label || String(c.value)));
+    for (const c of p.choices) item.append(el("button", { type: "button", "data-choice": String(c.value), onclick: () => choose(c.value) }, c.label || String(c.value)));
+    if (p.kind === "unsure" && g.cards) {
+      const offered = new Set(p.choices.map((c) => String(c.value)));
+      const other = el("select", { "data-other": p.id, "aria-label": "another card" }, el("option", { value: "" }, "another card…"));
+      for (const [id, name] of g.cards) if (!offered.has(id)) other.append(el("option", { value: id }, name));
+      other.onchange = () => { if (other.value) choose(other.value); };
+      item.append(other);
+    }
     box.append(item);
   }
 }
