@@ -1,6 +1,7 @@
 """A real deck enrolled live, from the camera, against the same deck enrolled from its images.
 
     python benchmarks/bench_live_enrolment.py [--per-card 6] [--light neutral]
+    python benchmarks/bench_live_enrolment.py --films /tmp/realart   # the films (~8 min)
 
 A player with a real deck seldom has a scan of every card: the dashboard's "Enrol a deck"
 page (``companion.web.enroll``) lets them lay the cards out on the mat, a table-full at a
@@ -156,12 +157,41 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
     return out
 
 
+def films(folder: Path, light: str) -> int:
+    """With such a deck every card is asked about (``classify.ALWAYS_ASK``): the game
+    follows only as well as the referee and the tracker handle the players' answers."""
+    import json
+
+    from film_events import LEGEND, _real_art_films, print_events, run_video
+
+    from companion.games import get_game
+    from companion.record import GameRecord
+    model, profiles, res = CardClassifier(), {}, []
+    for film in _real_art_films(folder):
+        meta = json.loads(film.with_suffix(".json").read_text())
+        deck = get_game(GameRecord.from_json(meta["record"]).game).DECK
+        if deck not in profiles:
+            live = live_crops(deck, light=light, sharp=SHARP_ENOUGH, upright=True)
+            profiles[deck] = enroll_images(live, "live", model, cut=True)
+        res.append(run_video(film, oracle=False, answer_unsure=True, enrolled=True,
+                             profile=profiles[deck]))
+    print_events("Real-art films, each deck enrolled live (laid upright, blurred cards "
+                 "scanned again), players answer", res)
+    print(LEGEND)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-card", type=int, default=6)
     ap.add_argument("--light", default="neutral", help="the room's light during the scans")
     ap.add_argument("--scenes", type=int, default=80, help="test scenes a deck")
+    ap.add_argument("--films", type=Path, help="only: the real-art films (rendered into this "
+                    "folder, or used again from it) read with each deck enrolled live, laid "
+                    "upright and the blurred cards scanned again, the players answering")
     args = ap.parse_args(argv)
+    if args.films:
+        return films(args.films, args.light)
     for deck in DeckKind:
         res = compare(deck, args.per_card, args.light, args.scenes)
         if res is None:

@@ -45,10 +45,11 @@ def truth_on(frames: list, frame: int, zone: str | None) -> str | None:
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
               enrolled: bool = False, doubtful: int | None = DOUBTFUL_PER_FRAME,
-              by_elimination: bool = True) -> dict:
+              by_elimination: bool = True, profile=None) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
     they would on the dashboard (the count of answers is the players' burden).
-    ``enrolled``: read with a profile enrolled from the film's own deck, reading
+    ``enrolled``: read with a profile enrolled from the film's own deck (``profile``, or
+    by default the one ``enrolled_profile`` builds from the deck's pictures), reading
     ``doubtful`` unchanged doubtful cards a frame (None: all of them).
     ``by_elimination``: the referee's ruling of that name (``companion.referee.elimination``)."""
     from companion.games import get_game
@@ -70,14 +71,14 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         if enrolled:
             from companion.vision.classify import CardClassifier
             source = meta.get("source") or f"style-{meta['style']}"
-            profile = enrolled_profile(source, meta["seed"], game.DECK, classifier)
+            profile = profile or enrolled_profile(source, meta["seed"], game.DECK, classifier)
             classifier = CardClassifier(MODEL, profile=profile)
     reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
     referee = Referee(rec.game, rec.players, rec.options, layout,
                       by_elimination=by_elimination)
     sightings, outputs = [], []
-    answered = 0
+    answered = another = 0
     t0 = time.perf_counter()
     n = 0
     def frames():
@@ -94,13 +95,14 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         outputs += said
         # what the players are asked: the unsure cards the referee could not name, and the
         # readings it doubts (a card already played)
-        asked = [(o.frame, o.zone) for o in said if o.kind in ("unsure", "doubt")]
-        for at, zone in asked if answer_unsure else []:
-            truth = truth_on(meta["frame_truth"], at, zone)
+        asked = [o for o in said if o.kind in ("unsure", "doubt")]
+        for o in asked if answer_unsure else []:
+            truth = truth_on(meta["frame_truth"], o.frame, o.zone)
             if truth:
                 answered += 1
-                outputs += referee.confirm(truth, zone, r.frame_index, r.timestamp)
-                pipe.tracker.name(zone, truth)  # as the dashboard tells it
+                another += truth not in o.choices  # chosen from the deck's other cards
+                outputs += referee.confirm(truth, o.zone, r.frame_index, r.timestamp)
+                pipe.tracker.name(o.zone, truth)  # as the dashboard tells it
     secs = time.perf_counter() - t0
     filmed = meta["moves"]
     truth_moves = [game.public_move(rec.moves[m["index"]]) for m in filmed]
@@ -137,7 +139,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "wrong_card_ids": sorted(wrong_cards), "missed_ids": sorted(missed),
             "sightings": len(seen), "wrong_cards": len(wrong_cards), "missed": len(missed),
             "unsure": sum(e.kind == "unsure" for e in sightings), "named": len(named),
-            "answered": answered,
+            "answered": answered, "another": another,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),
@@ -194,24 +196,31 @@ def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = N
         if not res:
             print(f"\n## Events ({label}): skipped, no model in models/")
             continue
-        print(f"\n## Events on the fixture videos, classifier: {label}")
-        print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
-              f"{'unsure':>6} {'named':>5} {'missed':>6} {'answered':>8} {'questions':>9} "
-              f"{'illegal':>7} "
-              f"{'desync':>6} {'doubt':>5} {'fps':>5}")
-        for r in res:
-            print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
-                  f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
-                  f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['named']:5d} {r['missed']:6d} "
-                  f"{r['answered']:8d} "
-                  f"{r['questions']:9d} {r['illegal']:7d} {r['desync']:6d} {r['doubts']:5d} {r['fps']:5.1f}")
+        print_events(f"Events on the fixture videos, classifier: {label}", res)
         rows += [{"classifier": label, **r} for r in res]
-    print("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
+    print(LEGEND)
+    return rows
+
+
+def print_events(title: str, res: list[dict]) -> None:
+    print(f"\n## {title}")
+    print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
+          f"{'unsure':>6} {'named':>5} {'missed':>6} {'answered':>8} {'another':>7} "
+          f"{'questions':>9} {'illegal':>7} {'desync':>6} {'doubt':>5} {'fps':>5}")
+    for r in res:
+        print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
+              f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
+              f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['named']:5d} {r['missed']:6d} "
+              f"{r['answered']:8d} {r['another']:7d} {r['questions']:9d} {r['illegal']:7d} "
+              f"{r['desync']:6d} {r['doubts']:5d} {r['fps']:5.1f}")
+
+
+LEGEND = ("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
           "distinct laid cards the tracker reported (or the referee named) / cards laid; "
           "wrong: cards reported in a zone where the film's truth does not have them at "
           "that time; unsure: the tracker's; named: of those, named by the referee by "
-          "elimination (not asked); answered: questions the players answered; "
+          "elimination (not asked); answered: questions the players answered; another: of "
+          "those, answered with a card not among the readings offered (the deck's list); "
           "missed: laid cards neither reported nor asked about (unsure); desync: times the "
           "referee said the table and the game disagree; doubt: sure readings the referee "
           "asked about (a card already played)")
-    return rows
