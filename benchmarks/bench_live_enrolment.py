@@ -1,7 +1,7 @@
 """A real deck enrolled live, from the camera, against the same deck enrolled from its images.
 
     python benchmarks/bench_live_enrolment.py [--per-card 6] [--light neutral]
-    python benchmarks/bench_live_enrolment.py --films /tmp/realart   # the films (~8 min)
+    python benchmarks/bench_live_enrolment.py --films /tmp/realart [--answer-after 90]
 
 A player with a real deck seldom has a scan of every card: the dashboard's "Enrol a deck"
 page (``companion.web.enroll``) lets them lay the cards out on the mat, a table-full at a
@@ -157,7 +157,7 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
     return out
 
 
-def films(folder: Path, light: str) -> int:
+def films(folder: Path, light: str, answer_after: int = 0) -> int:
     """With such a deck every card is asked about (``classify.ALWAYS_ASK``): the game
     follows only as well as the referee and the tracker handle the players' answers."""
     import json
@@ -174,9 +174,10 @@ def films(folder: Path, light: str) -> int:
             live = live_crops(deck, light=light, sharp=SHARP_ENOUGH, upright=True)
             profiles[deck] = enroll_images(live, "live", model, cut=True)
         res.append(run_video(film, oracle=False, answer_unsure=True, enrolled=True,
-                             profile=profiles[deck]))
+                             profile=profiles[deck], answer_after=answer_after))
     print_events("Real-art films, each deck enrolled live (laid upright, blurred cards "
-                 "scanned again), players answer", res)
+                 f"scanned again), players answer {answer_after} frames after each question",
+                 res)
     print(LEGEND)
     return 0
 
@@ -189,9 +190,11 @@ def main(argv=None) -> int:
     ap.add_argument("--films", type=Path, help="only: the real-art films (rendered into this "
                     "folder, or used again from it) read with each deck enrolled live, laid "
                     "upright and the blurred cards scanned again, the players answering")
+    ap.add_argument("--answer-after", type=int, default=0,
+                    help="with --films: frames the players take to answer each question")
     args = ap.parse_args(argv)
     if args.films:
-        return films(args.films, args.light)
+        return films(args.films, args.light, args.answer_after)
     for deck in DeckKind:
         res = compare(deck, args.per_card, args.light, args.scenes)
         if res is None:

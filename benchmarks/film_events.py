@@ -45,9 +45,10 @@ def truth_on(frames: list, frame: int, zone: str | None) -> str | None:
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
               enrolled: bool = False, doubtful: int | None = DOUBTFUL_PER_FRAME,
-              by_elimination: bool = True, profile=None) -> dict:
+              by_elimination: bool = True, profile=None, answer_after: int = 0) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
-    they would on the dashboard (the count of answers is the players' burden).
+    they would on the dashboard (the count of answers is the players' burden), what they saw
+    when asked, ``answer_after`` frames later (one after another, as they tap).
     ``enrolled``: read with a profile enrolled from the film's own deck (``profile``, or
     by default the one ``enrolled_profile`` builds from the deck's pictures), reading
     ``doubtful`` unchanged doubtful cards a frame (None: all of them).
@@ -79,6 +80,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                       by_elimination=by_elimination)
     sightings, outputs = [], []
     answered = another = 0
+    waiting: list = []  # questions put to the players, in the order asked
     t0 = time.perf_counter()
     n = 0
     def frames():
@@ -95,9 +97,13 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         outputs += said
         # what the players are asked: the unsure cards the referee could not name, and the
         # readings it doubts (a card already played)
-        asked = [o for o in said if o.kind in ("unsure", "doubt")]
-        for o in asked if answer_unsure else []:
-            truth = truth_on(meta["frame_truth"], o.frame, o.zone)
+        waiting += [o for o in said if o.kind in ("unsure", "doubt")] if answer_unsure else []
+        # a question the tracker settled itself leaves the dashboard (``TableSession.settle``)
+        settled = {e.zone for e in r.events if e.kind == "appeared" and e.resolves}
+        waiting = [o for o in waiting if o.zone not in settled]
+        while waiting and waiting[0].frame + answer_after <= r.frame_index:
+            o = waiting.pop(0)
+            truth = truth_on(meta["frame_truth"], o.frame, o.zone)  # what they saw then
             if truth:
                 answered += 1
                 another += truth not in o.choices  # chosen from the deck's other cards

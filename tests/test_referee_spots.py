@@ -329,3 +329,23 @@ def test_a_named_card_taken_away_unnamed_leaves_its_spot():
     ref.confirm(follow.cards[0].id, f"play{follow.player}", 201, 201 / 30)
     assert [r.move for r in ref.rulings()] == moves
     assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+
+
+def test_a_card_named_late_under_a_doubt_that_held_nothing_up_goes_where_it_was_laid():
+    """A doubt whose first reading is the card already on the spot holds nothing up. When
+    the players answer, seconds later, that another card lies there, it was laid when the
+    doubt began, not when they answered: before the next player's card seen meanwhile."""
+    moves = _gj_moves(6)
+    ref = Referee("ganjifa", 4)
+    for k, m in enumerate(moves[:4]):  # the first trick, its gathering not seen
+        ref.observe([_gj_ev("appeared", m, 30 * (k + 1), k)], 30 * (k + 1))
+    lead, follow = moves[4:6]
+    zone = f"play{lead.player}"
+    doubt = dataclasses.replace(_doubt(zone, 180, 0, (moves[0].cards[0].id, 0.5),
+                                       (lead.cards[0].id, 0.3)), since=170)
+    ref.observe([doubt], 180)
+    assert ref.waiting_for == ""  # read as the card already there: nothing held
+    ref.observe([dataclasses.replace(_gj_ev("appeared", follow, 200, 5), since=195)], 200)
+    ref.confirm(lead.cards[0].id, zone, 260, 260 / 30)  # answered two seconds later
+    assert [r.move for r in ref.rulings()] == moves
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())

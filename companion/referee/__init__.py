@@ -102,6 +102,8 @@ class Referee:
         self._named: dict[int, str] = {}  # tracker track -> the card it was last named
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
+        # zone -> (since, track) of the last doubt there that held nothing up (``_seen_there``)
+        self._asked: dict[str, tuple[int, int]] = {}
         self.by_elimination = by_elimination
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
@@ -192,7 +194,12 @@ class Referee:
                 stack.append(card)
             return self._name_pending(pending, card, was)
         stack.append(card)
-        return self._add(Fact("laid", frame, timestamp, card, zone))
+        # laid when the card asked about was first seen there, not when the players answered
+        # (seconds later, maybe after the next player's card)
+        since, track = self._asked.pop(zone, (-1, -1))
+        if track >= 0:
+            self._named[track] = card.id
+        return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))
 
     def dismiss(self, zone: str) -> list[RefereeOutput]:
         """"None of these": the unnamed card on ``zone`` is left out, and the moves held
@@ -253,6 +260,9 @@ class Referee:
                                  readings=ev.candidates)]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
+            else:  # holds nothing up; an answer naming another card says when it was laid
+                self._asked[ev.zone] = (ev.since if ev.since >= 0 else ev.first_frame,
+                                        ev.track_id)
             return out
         card = parse_card(ev.card_id)
         renames = ev.resolves or ev.track_id in self._doubted  # names a card held unnamed
