@@ -83,6 +83,15 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     waiting: list = []  # questions put to the players, in the order asked
     t0 = time.perf_counter()
     n = 0
+    def answer(o, frame: int, timestamp: float) -> None:
+        nonlocal answered, another, outputs
+        truth = truth_on(meta["frame_truth"], o.frame, o.zone)  # what they saw then
+        if truth:
+            answered += 1
+            another += truth not in o.choices  # chosen from the deck's other cards
+            outputs += referee.confirm(truth, o.zone, frame, timestamp, o.track)
+            pipe.tracker.name(o.track, truth, o.frame)  # as the dashboard tells it
+
     def frames():
         for frame in open_source(str(video)).frames():
             if oracle:
@@ -99,17 +108,13 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         # readings it doubts (a card already played)
         waiting += [o for o in said if o.kind in ("unsure", "doubt")] if answer_unsure else []
         # a question the tracker settled itself leaves the dashboard (``TableSession.settle``)
-        settled = {e.zone for e in r.events if e.kind == "appeared" and e.resolves}
-        waiting = [o for o in waiting if o.zone not in settled]
+        settled = {e.track_id for e in r.events if e.kind == "appeared" and e.resolves}
+        waiting = [o for o in waiting if o.track not in settled]
         while waiting and waiting[0].frame + answer_after <= r.frame_index:
-            o = waiting.pop(0)
-            truth = truth_on(meta["frame_truth"], o.frame, o.zone)  # what they saw then
-            if truth:
-                answered += 1
-                another += truth not in o.choices  # chosen from the deck's other cards
-                outputs += referee.confirm(truth, o.zone, r.frame_index, r.timestamp)
-                pipe.tracker.name(o.zone, truth)  # as the dashboard tells it
+            answer(waiting.pop(0), r.frame_index, r.timestamp)
     secs = time.perf_counter() - t0
+    for o in waiting:  # the questions still open when the film ends
+        answer(o, r.frame_index, r.timestamp)
     filmed = meta["moves"]
     truth_moves = [game.public_move(rec.moves[m["index"]]) for m in filmed]
     # every card laid on a zone, in order

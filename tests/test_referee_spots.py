@@ -349,3 +349,25 @@ def test_a_card_named_late_under_a_doubt_that_held_nothing_up_goes_where_it_was_
     ref.confirm(lead.cards[0].id, zone, 260, 260 / 30)  # answered two seconds later
     assert [r.move for r in ref.rulings()] == moves
     assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+
+
+def test_a_late_answer_names_the_card_it_was_asked_about_not_the_newest_on_its_spot():
+    """Players answer seconds late, and not always in the order asked: by then the spot may
+    hold the seat's next card, asked about too. Each answer names its own question's card
+    (its track)."""
+    moves = _gj_moves(5)
+    ref = Referee("ganjifa", 4)
+    first = ref.observe([_gj_ev("unsure", moves[0], 30, 0)], 30)
+    for k, m in enumerate(moves[1:4], 1):
+        ref.observe([_gj_ev("appeared", m, 30 * (k + 1), k)], 30 * (k + 1))
+    for k in range(4):  # the trick is gathered
+        ref.observe([dataclasses.replace(_gj_ev("removed", moves[k], 150, k), card_id=None)],
+                    150)
+    later = ref.observe([_gj_ev("unsure", moves[4], 200, 10)], 200)
+    (q1,), (q2,) = first, later
+    assert q1.zone == q2.zone and (q1.track, q2.track) == (0, 10)
+    ref.confirm(moves[4].cards[0].id, q2.zone, 230, 230 / 30, q2.track)  # the newer first
+    assert ref.rulings() == []  # still waiting for the first card
+    ref.confirm(moves[0].cards[0].id, q1.zone, 240, 240 / 30, q1.track)
+    assert [r.move for r in ref.rulings()] == moves
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())

@@ -266,4 +266,4 @@ def test_replay_ask_puts_a_doubted_reading_to_the_person():
     asker.ask(outputs, 90, 3.0)
     assert "Which card was laid on" in "".join(written)
     assert [r.move for r in ref.rulings()] == [a, b, c]
-    assert told == [(misread.zone, c.cards[0].id)]  # and the tracker holds that name
+    assert told == [(misread.track_id, c.cards[0].id, 90)]  # the tracker holds that name

@@ -331,17 +331,18 @@ class TerminalAsker:
                 reply = self._answer(f"{o.text}{listed}\nanswer [1]: ")
                 if reply and reply.isdigit() and 1 < int(reply) <= len(o.choices):
                     more += self.referee.answer(o.question_id, int(reply) - 1)
-        unnamed = [(o.zone, list(o.choices)) for o in outputs if o.kind in ("unsure", "doubt")]
-        for zone, names in unnamed:
-            if self.referee.waits_on(zone):
-                more += self._name(zone, names, frame, timestamp)
+        for o in outputs:
+            if o.kind in ("unsure", "doubt") and self.referee.waits_on(o.zone):
+                more += self._name(o, frame, timestamp)
         for o in more:
             self.write(_referee_line(o) + "\n")
         return outputs + more
 
-    def _name(self, zone: str, names: list[str], frame: int, timestamp: float) -> list:
-        """Ask which card lies on ``zone`` until the answer is a card, or none of these."""
+    def _name(self, asked, frame: int, timestamp: float) -> list:
+        """Ask which card lies on the zone ``asked`` (an unsure or doubt output) is about
+        until the answer is a card, or none of these."""
         from companion.referee import RefereeError
+        zone, names = asked.zone, list(asked.choices)
         listed = "".join(f"\n  {k}) {c}" for k, c in enumerate(names, 1))
         while True:
             reply = self._answer(f"Which card was laid on {zone}?{listed}\n"
@@ -353,12 +354,12 @@ class TerminalAsker:
             card = names[int(reply) - 1] if reply.isdigit() and int(reply) <= len(names) \
                 else reply
             try:
-                said = self.referee.confirm(card, zone, frame, timestamp)
+                said = self.referee.confirm(card, zone, frame, timestamp, asked.track)
             except RefereeError as e:  # a mistyped id: say so and ask again
                 self.write(f"{e}\n")
                 continue
-            if self.tracker is not None:
-                self.tracker.name(zone, card)
+            if self.tracker is not None and asked.track >= 0:
+                self.tracker.name(asked.track, card, asked.frame)
             return said
 
 

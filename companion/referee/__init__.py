@@ -102,8 +102,9 @@ class Referee:
         self._named: dict[int, str] = {}  # tracker track -> the card it was last named
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
-        # zone -> (since, track) of the last doubt there that held nothing up (``_seen_there``)
-        self._asked: dict[str, tuple[int, int]] = {}
+        self._gone: set[int] = set()  # tracks the tracker saw taken away
+        # track -> (zone, since) of a doubt that held nothing up (``_seen_there``), asked
+        self._asked: dict[int, tuple[str, int]] = {}
         self.by_elimination = by_elimination
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
@@ -172,15 +173,17 @@ class Referee:
                               n.ruling) for n in changed]
 
     def confirm(self, card_id: str, zone: str, frame: int = 0,
-                timestamp: float = 0.0) -> list[RefereeOutput]:
+                timestamp: float = 0.0, track: int = -1) -> list[RefereeOutput]:
         """A person named a card the tracker was unsure of: it counts as laid there, when
-        it was laid (the moves held behind it are judged now)."""
+        it was laid (the moves held behind it are judged now). ``track``: the question's
+        (``RefereeOutput.track``), so that a late answer names the card it was asked about,
+        not a newer card on the same zone (-1: the first unnamed card there)."""
         card = parse_card(card_id)
         if card is None:
             raise RefereeError(f"bad card id {card_id!r}")
         self.layout.zone(zone)  # raises LayoutError for an unknown zone
         stack = self._table.setdefault(zone, [])
-        pending = self._pending(zone=zone)
+        pending = self._pending(zone=zone, track=track if track >= 0 else None)
         if pending is None and (card in stack or self._already_played(card)):
             return []  # a card the game has already: the doubt was about nothing new
         if pending is not None:
@@ -190,15 +193,18 @@ class Referee:
             # made its readings doubtful): it was not laid again.
             was = card.id if card in stack else self._named.get(track)
             self._named[track] = card.id
-            if card not in stack:
+            if card not in stack and track not in self._gone:
                 stack.append(card)
             return self._name_pending(pending, card, was)
-        stack.append(card)
         # laid when the card asked about was first seen there, not when the players answered
         # (seconds later, maybe after the next player's card)
-        since, track = self._asked.pop(zone, (-1, -1))
+        if track < 0:  # the last such doubt on that zone
+            track = next((t for t, (z, _) in reversed(self._asked.items()) if z == zone), -1)
+        _, since = self._asked.pop(track, (zone, -1))
         if track >= 0:
             self._named[track] = card.id
+        if track not in self._gone:
+            stack.append(card)
         return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))
 
     def dismiss(self, zone: str) -> list[RefereeOutput]:
@@ -219,6 +225,14 @@ class Referee:
     def waits_on(self, zone: str) -> bool:
         """Whether an unnamed card on ``zone`` holds up the judging (``confirm`` names it)."""
         return self._pending(zone=zone) is not None
+
+    def _held_for(self, ev: TrackEvent) -> bool:
+        """Whether the card of an unsure event is held unnamed already: asked about again.
+        A card laid on it since (the same track, seen there from a later frame) is another
+        card: with the players answering late, the Ganjifa film's Deni on a spot whose
+        last card was not yet named lost the Deni."""
+        return any(f.kind == "unsure" and f.track == ev.track_id and
+                   (ev.since < 0 or f.since < 0 or f.since == ev.since) for f in self._facts)
 
     def _pending(self, zone: str | None = None, track: int | None = None) -> int | None:
         for i, f in enumerate(self._facts):
@@ -257,19 +271,21 @@ class Referee:
             out = [RefereeOutput("unsure", f"Unsure which card lies on {ev.zone}: {names}?",
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
-                                 readings=ev.candidates)]
-            if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
+                                 readings=ev.candidates, track=ev.track_id)]
+            if not self._seen_there(ev) and not self._held_for(ev):
                 out += self._add_seen(ev, "unsure")
             else:  # holds nothing up; an answer naming another card says when it was laid
-                self._asked[ev.zone] = (ev.since if ev.since >= 0 else ev.first_frame,
-                                        ev.track_id)
+                self._asked[ev.track_id] = (ev.zone, ev.since if ev.since >= 0
+                                            else ev.first_frame)
             return out
         card = parse_card(ev.card_id)
         renames = ev.resolves or ev.track_id in self._doubted  # names a card held unnamed
         if ev.kind == "appeared" and renames and ev.track_id in self._answered:
             return []  # a person named it already: their word stands over a late reading
         if ev.kind == "removed" and ev.zone:
-            # (an unnamed card goes as the card it was named: see ``_named``)
+            # (an unnamed card goes as the card it was named: see ``_named``; one named
+            # after it went, by a late answer, is not put back on the spot)
+            self._gone.add(ev.track_id)
             gone = card or parse_card(self._named.get(ev.track_id))
             stack = self._table.get(ev.zone, [])
             if gone in stack:
@@ -330,7 +346,7 @@ class Referee:
                         and not self._already_played(other))[:OFFERED]
         out = [RefereeOutput("doubt", f"{card.name} was read on {ev.zone}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
-                             ev.timestamp, choices=choices, zone=ev.zone)]
+                             ev.timestamp, choices=choices, zone=ev.zone, track=ev.track_id)]
         self._doubted.add(ev.track_id)
         return out + self._add_seen(ev, "unsure")
 

@@ -38,6 +38,10 @@ class RefereeOutput:
     zone: str = ""
     # unsure: the tracker's readings (card, probability), of which ``choices`` are offered
     readings: tuple[tuple[str, float], ...] = ()
+    # unsure and doubt: the tracker's track of the card asked about (-1: not known). An
+    # answer names that card (``Referee.confirm``'s ``track``): its zone may hold a newer
+    # card by the time the players answer.
+    track: int = -1
 
     @property
     def move(self) -> Move | None:
@@ -60,6 +64,8 @@ class RefereeOutput:
             d["zone"] = self.zone
         if self.readings:
             d["readings"] = [[c, round(p, 3)] for c, p in self.readings]
+        if self.track >= 0:
+            d["track"] = self.track
         return d
 
 

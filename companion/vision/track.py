@@ -223,25 +223,31 @@ class _Track:
     # named by the players (``TableTracker.name``): what its readings ranked first then,
     # which stands for that card until another card is laid on it
     read_as: str | None = None
+    settled_at: int = -1  # the frame it last settled on a card (its event's last_frame)
 
 
 def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
-    """Whether doubtful readings still stand for the card ``t`` is named: they rank it
-    first, or, named by the players, at least a third as likely as the first.
+    """Whether doubtful readings of a settled card still stand for what it was taken to be:
+    its name (or, unsure, the card the players were asked about first) ranks first, or, for a
+    card the players were asked about or named, is at least a third as likely as the first.
 
     A person's word outweighs a wavering reading: on the Kendra Kari hard film a Chandra 9
     the players named (read at 0.48 against the 10's 0.40) was read at 0.29 against 0.62
-    after a hand passed, and was asked about again. A card laid on a named one is still
-    found after 4 of its readings in the vote's 5 (at half as likely, too): on the real-art
-    Ganjifa film with a deck enrolled live, the named card was among the new card's top
-    three readings in none of the eight such cases."""
+    after a hand passed, and was asked about again. A card laid on one is still found
+    after 4 of its readings in the vote's 5 (at half as likely, too): on the real-art
+    Ganjifa film with a deck enrolled live, the card beneath was among the new card's top
+    three readings in none of eight such cases. Merely among the top five, the 2 of Kalki
+    asked about hid the 4 laid on it until the trick was gathered."""
     if not candidates:
         return False
-    named = (t.label, t.read_as)
+    if t.unsure:
+        named, asked = t.asked[:1], True
+    else:
+        named, asked = (t.label, t.read_as), t.read_as is not None
     if candidates[0][0] in named:
         return True
     held = max((p for c, p in candidates if c in named), default=0.0)
-    return t.read_as is not None and held >= candidates[0][1] / 3
+    return asked and held >= candidates[0][1] / 3
 
 
 class TableTracker:
@@ -276,12 +282,14 @@ class TableTracker:
         self._tracks: list[_Track] = []
         self._next_id = 0
         self._zone_counts: Counter = Counter()
-        self._told: deque[tuple[str, str]] = deque()  # (zone, card) named by the players
+        self._told: deque[tuple[int, str, int]] = deque()  # (track, card, asked at)
 
-    def name(self, zone: str, card_id: str) -> None:
-        """The players named the card the tracker asked about on ``zone`` (or a sure
-        reading the game doubted): it holds that name from the next frame on, as a card
-        read surely would, until another card is laid on it.
+    def name(self, track_id: int, card_id: str, asked_at: int) -> None:
+        """The players named the card the tracker asked about (an unsure event's track,
+        or a sure reading the game doubted), in the event of frame ``asked_at``: it holds
+        that name from the next frame on, as a card read surely would, until another card
+        is laid on it. A late answer about a card that has gone, or has had another card
+        laid on it since, names nothing.
 
         Without it, a card of a deck no reading is sure of stayed unsure however it was
         answered. A second card laid on it, read as a card among those first asked about,
@@ -290,17 +298,18 @@ class TableTracker:
         next 8 moves were refused. A card taken away went without a name, so the game
         could not tell which card had left the spot. (Queued: the dashboard answers from
         another thread than the one that updates the tracker.)"""
-        self._told.append((zone, card_id))
+        self._told.append((track_id, card_id, asked_at))
 
     def _apply_names(self) -> None:
         while self._told:
-            zone, card = self._told.popleft()
-            here = [t for t in self._tracks if t.settled and self._zone(t.center) == zone]
-            if not here:
-                continue  # gone already: its removal said so
-            t = max(here, key=lambda t: (t.unsure, t.since, t.id))  # the card asked about
+            track, card, asked_at = self._told.popleft()
+            t = next((t for t in self._tracks if t.id == track), None)
+            if t is None or not t.settled or t.settled_at > asked_at:
+                continue  # gone (its removal said so), or another card lies there now
+            # (whether a hand came near it since stays as it was: readings of a card laid
+            # on it meanwhile, before the answer came, are judged as such)
             t.read_as = t.asked[0] if t.unsure and t.asked else t.label
-            t.label, t.unsure, t.doubt, t.disturbed = card, False, 0, False
+            t.label, t.unsure = card, False
 
     @property
     def table(self) -> dict[str, list[str]]:
@@ -434,14 +443,10 @@ class TableTracker:
             # and only once a hand came near it. A card does not change by itself: on the
             # real-art Kendra Kari film a Kumancha 6 that lay untouched was re-read as the
             # 8 (0.83) three times, and each time the players were asked what lay there.
-            candidates = self._candidates(recent)
-            ranked = [c for c, _ in candidates]
-            if t.settled and not t.unsure and (not t.disturbed or _holds(t, candidates)):
+            # An unsure card is the same doubt on the same terms: the players were asked.
+            if t.settled and (not t.disturbed or _holds(t, self._candidates(recent))):
                 t.doubt = 0
                 return []
-            if t.settled and t.unsure and t.asked and t.asked[0] in ranked:
-                t.doubt = 0
-                return []  # the same doubt: the players were asked already
             t.doubt += 1
             if t.doubt < self.stable_frames:
                 return []
@@ -453,6 +458,7 @@ class TableTracker:
         if t.settled:  # a card laid on a settled one came with the readings that changed it
             t.since = first
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
+        t.settled_at = frame
         candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False

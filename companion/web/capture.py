@@ -260,7 +260,8 @@ class CaptureThread(threading.Thread):
             elif obs.kind in ("unsure", "question"):
                 self.table.ask(obs.kind, obs.text, list(obs.choices), obs.context)
             elif obs.kind == "settled":
-                self.table.settle(obs.context["zone"], obs.context["card"])
+                self.table.settle(obs.context["zone"], obs.context["card"],
+                                  obs.context.get("track", -1))
             elif obs.kind == "start":
                 c = obs.context
                 self.table.start_game(c["game"], c["players"], c.get("seats"), c.get("options"))

@@ -395,13 +395,15 @@ class TableSession:
         self.bump()
         return row
 
-    def settle(self, zone: str, card: str) -> int:
+    def settle(self, zone: str, card: str, track: int = -1) -> int:
         """The camera named a card it had asked about: its open questions about that zone
-        are answered by the reading (nothing more to tap). Returns how many."""
+        are answered by the reading (nothing more to tap). Returns how many. ``track``: the
+        tracker's, so that a question about an earlier card there stays open."""
         with self.lock:
             live = self._require_live()
             open_ = [p for p in self.store.pending(live.game_id) if p.kind == "unsure"
-                     and p.payload.get("context", {}).get("zone") == zone]
+                     and (c := p.payload.get("context", {})).get("zone") == zone
+                     and (track < 0 or c.get("track", track) == track)]
             for p in open_:
                 self.store.resolve_pending(p.id, {"seen": card})
         if open_:

@@ -221,9 +221,10 @@ class VisionFeed:
         for ev in events:
             if ev.kind == "unsure" and self.referee is None:
                 out.append(_which_card(f"Which card was laid on {ev.zone or 'the table'}?",
-                                       ev.candidates, ev.zone, offset + ev.last_frame))
+                                       ev.candidates, ev.zone, offset + ev.last_frame,
+                                       track=ev.track_id, asked_at=ev.last_frame))
             elif ev.kind == "appeared" and ev.resolves and ev.zone:
-                out.append(Observation("settled", context={"zone": ev.zone,
+                out.append(Observation("settled", context={"zone": ev.zone, "track": ev.track_id,
                                                            "card": ev.card_id}))
         return tuple(out)
 
@@ -281,8 +282,10 @@ class VisionFeed:
                 elif kind == "unsure" and context.get("zone") and choice == "none":
                     outs = self.referee.dismiss(context["zone"])
                 elif kind == "unsure" and context.get("zone"):
-                    outs = self.referee.confirm(str(choice), context["zone"], frame, ts)
-                    self._tracker.name(context["zone"], str(choice))  # see TableTracker.name
+                    track = int(context.get("track", -1))
+                    outs = self.referee.confirm(str(choice), context["zone"], frame, ts, track)
+                    if track >= 0:  # see TableTracker.name
+                        self._tracker.name(track, str(choice), int(context["asked_at"]))
                 elif kind == "draw":
                     outs = self.referee.tell_draw(choice, frame, ts)
                 else:
@@ -305,18 +308,22 @@ class VisionFeed:
 
 
 def _which_card(text: str, readings, zone: str | None, frame: int,
-                offered: tuple[str, ...] | None = None) -> Observation:
+                offered: tuple[str, ...] | None = None, track: int = -1,
+                asked_at: int = -1) -> Observation:
     """A question about the card on ``zone``: one button per offered card (all the
     ``readings`` (card, probability) by default), and "none of these"; the answer goes to
     ``Referee.confirm`` or ``dismiss``. The readings are kept with the question: the
-    players' answer corrects them (the deck profile learns)."""
+    players' answer corrects them (the deck profile learns). ``track``: the tracker's track
+    of the card, asked about at its frame ``asked_at`` (the answer names that card)."""
     p = dict(readings)
     cards = offered if offered is not None else tuple(c for c, _ in readings)
     choices = tuple({"value": c, "label": f"{c} ({p[c]:.0%})" if c in p else c} for c in cards)
     return Observation("unsure", text=text,
                        choices=choices + ({"value": "none", "label": "none of these"},),
                        context={"zone": zone, "via": "vision", "frame": frame,
-                                "reading": [[c, q] for c, q in readings]})
+                                "reading": [[c, q] for c, q in readings],
+                                **({"track": track, "asked_at": asked_at}
+                                   if track >= 0 else {})})
 
 
 def _convert(out, offset: int = 0) -> list[Observation]:
@@ -328,9 +335,10 @@ def _convert(out, offset: int = 0) -> list[Observation]:
                             context={"question_id": out.question_id, "via": "vision"})]
     if out.kind == "unsure":
         return [_which_card(f"Which card was laid on {out.zone}?", out.readings, out.zone,
-                            offset + out.frame, out.choices)]
+                            offset + out.frame, out.choices, out.track, out.frame)]
     if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
-        return [_which_card(out.text, (), out.zone, offset + out.frame, out.choices)]
+        return [_which_card(out.text, (), out.zone, offset + out.frame, out.choices,
+                            out.track, out.frame)]
     if out.kind in ("draw", "desync", "resync", "named"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []

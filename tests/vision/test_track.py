@@ -319,7 +319,8 @@ def test_a_card_the_players_named_holds_its_name_until_another_is_laid_on_it():
     lying = [[(POS["pos2"], Reading("kalki-7", conf=0.6, topk=first))]]
     (asked,) = run(tr, lying * 12, motion=[still] * 12)
     assert (asked.kind, asked.candidates[0][0]) == ("unsure", "kalki-7")
-    tr.name("pos2", "kalki-2")  # the players: it is the 2 (its readings rank the 7 first)
+    # the players: it is the 2 (its readings rank the 7 first)
+    tr.name(asked.track_id, "kalki-2", asked.last_frame)
     assert run(tr, lying * 12, start=12, motion=[still] * 12) == []
     assert tr.table == {"pos2": ["kalki-2"]}
     # a hand passes over it, and the readings waver: the named card, half as likely as the
@@ -336,13 +337,24 @@ def test_a_card_the_players_named_holds_its_name_until_another_is_laid_on_it():
     events = run(tr, laid * 12, start=40, motion=[still] * 12)
     assert [(e.kind, e.candidates[0][0]) for e in events] == [("unsure", "kalki-4")]
     assert events[0].since >= 40
-    tr.name("pos2", "kalki-4")
+    tr.name(events[0].track_id, "kalki-4", events[0].last_frame)
     gone = run(tr, [[]] * 10, start=52)  # taken away with the trick, under its name
     assert [(e.kind, e.card_id) for e in gone] == [("removed", "kalki-4"), ("cleared", None)]
 
 
-def test_a_name_for_a_spot_with_no_card_changes_nothing():
-    tr = TableTracker(LAYOUT, stable_frames=4)
-    tr.name("pos5", "kalki-2")
-    assert run(tr, [[(POS["pos1"], Reading("surya-7"))]] * 5)[0].card_id == "surya-7"
-    assert tr.table == {"pos1": ["surya-7"]}
+def test_a_late_answer_names_only_the_card_it_was_asked_about():
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=1.001)
+    first = (("kalki-7", 0.6), ("kalki-2", 0.3))
+    (asked,) = run(tr, [[(POS["pos2"], Reading("kalki-7", conf=0.6, topk=first))]] * 12)
+    # another card is laid on it and asked about before the players answer the first
+    on_top = (("vamana-raja", 0.9), ("kurma-raja", 0.1))
+    (again,) = run(tr, [[(POS["pos2"], Reading("vamana-raja", conf=0.9, topk=on_top))]] * 12,
+                   start=12)
+    assert again.track_id == asked.track_id and again.last_frame > asked.last_frame
+    tr.name(asked.track_id, "kalki-2", asked.last_frame)
+    tr.name(99, "kalki-3", 20)  # a track long gone
+    run(tr, [[(POS["pos2"], Reading("vamana-raja", conf=0.9, topk=on_top))]], start=24)
+    assert tr.table == {}  # still unnamed: the answer was about the card beneath
+    tr.name(again.track_id, "vamana-raja", again.last_frame)
+    run(tr, [[(POS["pos2"], Reading("vamana-raja", conf=0.9, topk=on_top))]], start=25)
+    assert tr.table == {"pos2": ["vamana-raja"]}

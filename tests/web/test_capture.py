@@ -236,11 +236,17 @@ def test_a_question_the_camera_answers_itself_leaves_the_list():
     table.ask("unsure", "Which card was laid on play1?", [{"value": "kalki-2"}],
               {"zone": "play1", "via": "vision"})
     table.ask("unsure", "Which card was laid on play2?", [{"value": "kalki-9"}],
-              {"zone": "play2", "via": "vision"})
+              {"zone": "play2", "via": "vision", "track": 5})
     assert table.settle("play1", "kalki-2") == 1
     open_ = table.store.pending(table.live.game_id)
     assert [p.payload["context"]["zone"] for p in open_] == ["play2"]
     assert table.settle("play1", "kalki-2") == 0
+    # an earlier card on the spot, still asked about, is not answered by a later one's
+    table.ask("unsure", "Which card was laid on play2?", [{"value": "kalki-5"}],
+              {"zone": "play2", "via": "vision", "track": 8})
+    assert table.settle("play2", "kalki-5", track=8) == 1
+    open_ = table.store.pending(table.live.game_id)
+    assert [p.payload["choices"][0]["value"] for p in open_] == ["kalki-9"]
 
 
 def test_the_dashboards_question_about_an_unsure_card_leaves_out_cards_already_played():

@@ -94,14 +94,16 @@ def test_a_card_the_players_name_is_told_to_the_tracker_too(tmp_path):
     feed.referee = Referee("ganjifa", 4)
     feed._tracker = tracker = TableTracker(feed.referee.layout)
     told = []
-    tracker.name = lambda zone, card: told.append((zone, card))
+    tracker.name = lambda *named: told.append(named)
     zone = f"play{a.player}"
     centre = feed.referee.layout.zone(zone).center_mm
     unsure = TrackEvent("unsure", None, centre, zone, 0.5, 30, 35, 1.2, 1,
                         candidates=((a.cards[0].id, 0.5), ("kalki-9", 0.3)), needed=0.9)
-    feed.referee.observe([unsure], 35)
-    assert feed.answer("unsure", {"zone": zone}, "not-a-card")[0].kind == "note"
+    (question,) = [o for out in feed.referee.observe([unsure], 35) for o in _convert(out)]
+    context = question.context
+    assert (context["track"], context["asked_at"]) == (1, 35)
+    assert feed.answer("unsure", context, "not-a-card")[0].kind == "note"
     assert told == []  # a bad answer names nothing
-    feed.answer("unsure", {"zone": zone}, a.cards[0].id)
-    assert told == [(zone, a.cards[0].id)]
+    feed.answer("unsure", context, a.cards[0].id)
+    assert told == [(1, a.cards[0].id, 35)]
     assert [r.move for r in feed.referee.rulings()] == [a]
