@@ -126,7 +126,9 @@ def test_none_of_these_goes_on_without_the_unnamed_card():
     ref = Referee("ganjifa", 4)
     ref.observe([_gj_ev("appeared", a, 30, 0), _gj_ev("unsure", b, 60, 1)], 60)
     ref.observe([_gj_ev("appeared", c, 90, 2)], 90)
-    out = ref.dismiss(f"play{b.player}")
+    assert ref.dismiss(f"play{b.player}", track=7) == []  # about another card: none held
+    assert ref.waiting_for == f"play{b.player}"
+    out = ref.dismiss(f"play{b.player}", track=1)
     assert [(o.move.player, o.move.cards) for o in out if o.kind == "ruling"] == [
         (c.player, c.cards)]
     assert ref.waiting_for == "" and ref.dismiss(f"play{b.player}") == []

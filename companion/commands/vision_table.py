@@ -350,7 +350,7 @@ class TerminalAsker:
             if reply is None:
                 return []
             if not reply or reply == "0":
-                return self.referee.dismiss(zone)
+                return self.referee.dismiss(zone, asked.track)
             card = names[int(reply) - 1] if reply.isdigit() and int(reply) <= len(names) \
                 else reply
             try:

@@ -207,10 +207,10 @@ class Referee:
             stack.append(card)
         return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))
 
-    def dismiss(self, zone: str) -> list[RefereeOutput]:
-        """"None of these": the unnamed card on ``zone`` is left out, and the moves held
-        behind it are judged without it."""
-        pending = self._pending(zone=zone)
+    def dismiss(self, zone: str, track: int = -1) -> list[RefereeOutput]:
+        """"None of these": the unnamed card on ``zone`` (the question's ``track``, as in
+        ``confirm``) is left out, and the moves held behind it are judged without it."""
+        pending = self._pending(zone=zone, track=track if track >= 0 else None)
         if pending is None:
             return []  # nothing was held for it (a card off the zones, or named already)
         del self._facts[pending]

@@ -280,7 +280,7 @@ class VisionFeed:
                 if kind == "question" and "question_id" in context:
                     outs = self.referee.answer(int(context["question_id"]), int(choice))
                 elif kind == "unsure" and context.get("zone") and choice == "none":
-                    outs = self.referee.dismiss(context["zone"])
+                    outs = self.referee.dismiss(context["zone"], int(context.get("track", -1)))
                 elif kind == "unsure" and context.get("zone"):
                     track = int(context.get("track", -1))
                     outs = self.referee.confirm(str(choice), context["zone"], frame, ts, track)
