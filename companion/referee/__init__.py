@@ -103,7 +103,8 @@ class Referee:
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
         self._gone: set[int] = set()  # tracks the tracker saw taken away
-        # track -> (zone, since) of a doubt that held nothing up (``_seen_there``), asked
+        # track -> (zone, since) of a doubt asked that held nothing up (``_seen_there``, or
+        # its track held already: asked again, or a card laid on one not yet named)
         self._asked: dict[int, tuple[str, int]] = {}
         self.by_elimination = by_elimination
         self._arms: ArmWatcher | None = None
@@ -226,14 +227,6 @@ class Referee:
         """Whether an unnamed card on ``zone`` holds up the judging (``confirm`` names it)."""
         return self._pending(zone=zone) is not None
 
-    def _held_for(self, ev: TrackEvent) -> bool:
-        """Whether the card of an unsure event is held unnamed already: asked about again.
-        A card laid on it since (the same track, seen there from a later frame) is another
-        card: with the players answering late, the Ganjifa film's Deni on a spot whose
-        last card was not yet named lost the Deni."""
-        return any(f.kind == "unsure" and f.track == ev.track_id and
-                   (ev.since < 0 or f.since < 0 or f.since == ev.since) for f in self._facts)
-
     def _pending(self, zone: str | None = None, track: int | None = None) -> int | None:
         for i, f in enumerate(self._facts):
             if f.kind == "unsure" and (zone is None or f.zone == zone) and (
@@ -272,9 +265,9 @@ class Referee:
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
                                  readings=ev.candidates, track=ev.track_id)]
-            if not self._seen_there(ev) and not self._held_for(ev):
+            if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
-            else:  # holds nothing up; an answer naming another card says when it was laid
+            else:  # holds nothing up (more); an answer naming a new card says when it was laid
                 self._asked[ev.track_id] = (ev.zone, ev.since if ev.since >= 0
                                             else ev.first_frame)
             return out
