@@ -235,7 +235,8 @@ def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
     the 4 laid on it until the trick was gathered. Holding a named card while its readings
     give it a third of the first's share spared one question on the Kendra Kari hard film,
     but where the readings say little (our model on art it never saw) it hid new cards the
-    same way: 61 of 120 moves followed, against 117."""
+    same way: 61 of the real-art Ganjifa film's 120 moves followed (with another change,
+    since dropped), 64 without that change."""
     if not candidates:
         return False
     named = t.asked[:1] if t.unsure else (t.label, t.read_as)
