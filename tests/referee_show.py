@@ -10,7 +10,8 @@ from companion.cards import Card
 from companion.games.base import Move
 from companion.layouts import load_layout
 from companion.referee import Referee
-from companion.vision.track import MotionMap, TrackEvent
+from companion.vision.motion import MotionMap
+from companion.vision.track import TrackEvent
 
 KK = load_layout("kendra-kari")
 GJ = load_layout("ganjifa")

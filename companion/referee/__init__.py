@@ -48,7 +48,7 @@ from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.referee.elimination import Elimination, named_by_elimination
 from companion.referee.hands import ArmWatcher
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
-from companion.referee.mismatch import ring_problems, spot_problems
+from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.values import (
     Derivation,
     Fact,
@@ -57,7 +57,8 @@ from companion.referee.values import (
     parse_card,
     pictured_table,
 )
-from companion.vision.track import MotionMap, TrackEvent
+from companion.vision.motion import MotionMap
+from companion.vision.track import TrackEvent
 
 __all__ = ["Referee", "RefereeError", "RefereeOutput"]
 
@@ -116,9 +117,13 @@ class Referee:
                                    f"got {len(seat_angles_deg)}")
             stock = next((z.center_mm for z in self.layout.zones if z.kind == "stock"), None)
             self._arms = ArmWatcher(load_mat(self.layout.mat).size_mm, seat_angles_deg, stock)
-        self.desynced: str = ""  # why the table and the game disagree, or ""
-        self._mismatch_since: float | None = None  # when a trick game's mismatch began
+        self._sync = SyncWatch(0.0 if self.shared else SPOT_GRACE_S)
         self.engine = self._fresh_engine()
+
+    @property
+    def desynced(self) -> str:
+        """Why the table and the game disagree, or ""."""
+        return self._sync.desynced
 
     @property
     def outputs(self) -> list[RefereeOutput]:
@@ -500,18 +505,4 @@ class Referee:
                     if self.shared else
                     spot_problems(tops, self.rulings(), self.layout, self.is_move_zone,
                                   self._already_played))
-        if not self.shared:  # see SPOT_GRACE_S
-            if not problems:
-                self._mismatch_since = None
-            elif self._mismatch_since is None:
-                self._mismatch_since = ts
-            if problems and not self.desynced and ts - self._mismatch_since < SPOT_GRACE_S:
-                return []
-        if problems and not self.desynced:
-            self.desynced = "; ".join(problems)
-            return [RefereeOutput("desync", f"The table does not match the game: "
-                                  f"{self.desynced}. Waiting until it does.", frame, ts)]
-        if not problems and self.desynced:
-            self.desynced = ""
-            return [RefereeOutput("resync", "The table matches the game again.", frame, ts)]
-        return []
+        return self._sync.check(problems, frame, ts)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion.vision.track import MotionMap
+from companion.vision.motion import MotionMap
 
 
 @dataclass

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from companion.cards import Card
 from companion.games.base import Ruling, Verdict, seat_name
 from companion.layouts import Layout
+from companion.referee.values import RefereeOutput
 
 Played = Callable[[Card], bool]
 
@@ -50,3 +51,29 @@ def spot_problems(tops: dict[str, Card], rulings: list[Ruling], layout: Layout,
             problems.append(f"{top.name} on {seat_name(zone.seat)}'s {zone.kind} "
                             "spot was refused; take it back")
     return problems
+
+
+class SyncWatch:
+    """``check(problems, frame, ts) -> outputs``: "desync" when problems appear (after
+    ``grace_s`` of them: see ``companion.referee.SPOT_GRACE_S``), "resync" when they are gone."""
+
+    def __init__(self, grace_s: float = 0.0):
+        self.grace_s = grace_s
+        self.desynced = ""  # why the table and the game disagree, or ""
+        self._since: float | None = None  # when the current problems began
+
+    def check(self, problems: list[str], frame: int, ts: float) -> list[RefereeOutput]:
+        if not problems:
+            self._since = None
+        elif self._since is None:
+            self._since = ts
+        if problems and not self.desynced:
+            if ts - self._since < self.grace_s:
+                return []
+            self.desynced = "; ".join(problems)
+            return [RefereeOutput("desync", f"The table does not match the game: "
+                                  f"{self.desynced}. Waiting until it does.", frame, ts)]
+        if not problems and self.desynced:
+            self.desynced = ""
+            return [RefereeOutput("resync", "The table matches the game again.", frame, ts)]
+        return []

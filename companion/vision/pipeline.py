@@ -31,9 +31,10 @@ from companion.vision.calibration import (
 )
 from companion.vision.cores import HALF_THE_CORES
 from companion.vision.detect import CardDetector, Detections
+from companion.vision.motion import MotionGate, MotionMap
 from companion.vision.reuse import ReadingReuse
 from companion.vision.source import Frame, FrameSource
-from companion.vision.track import MotionGate, MotionMap, TableTracker, TrackEvent
+from companion.vision.track import TableTracker, TrackEvent
 
 STAGES = ("calibrate", "rectify", "detect", "classify", "track")
 # Unchanged doubtful cards read a frame when the classifier reads with a deck profile

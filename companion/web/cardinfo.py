@@ -284,3 +284,9 @@ def referee_view(obj: Any, names: tuple[str, ...]) -> Any:
         except (TypeError, ValueError, AttributeError):
             return None  # a referee that cannot say (yet) shows nothing
     return None
+
+
+def deck_of(module) -> list[Card]:
+    """The cards of a game's deck, in deck order ([] for a game without cards)."""
+    deck = getattr(module, "DECK", None)
+    return deck_cards(deck) if deck is not None else []

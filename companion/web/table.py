@@ -16,7 +16,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.cards import Card, deck_cards
 from companion.games import get_game
 from companion.games.base import (
     IllegalMoveError,
@@ -32,7 +31,7 @@ from companion.games.base import (
 )
 from companion.referee.values import pictured_table
 from companion.store import Store, StoreError
-from companion.web.cardinfo import move_text, referee_view, zone_cards
+from companion.web.cardinfo import deck_of, move_text, referee_view, zone_cards
 
 WIN_KINDS = ("win", "winner", "game-over", "result")
 
@@ -424,7 +423,7 @@ class TableSession:
             # deck enrolled live offers the right card among its first three for about 93%
             # of the cards; "none of these" would leave the card out of the game)
             if choice not in allowed and not (p.kind == "unsure" and
-                                              choice in _deck_ids(live.module)):
+                                              choice in {c.id for c in deck_of(live.module)}):
                 more = " or a card of this game's deck" if p.kind == "unsure" else ""
                 raise TableError(f"choice {choice!r} is not one of {allowed}{more}")
             self.store.resolve_pending(pending_id, choice)
@@ -498,14 +497,5 @@ class TableSession:
                            "pending": [p.to_json() for p in self.store.pending(live.game_id)]}
             if any(p["kind"] == "unsure" for p in out["game"]["pending"]):
                 # for the answer "another card" (see ``answer``)
-                out["game"]["cards"] = [[c.id, c.name] for c in _deck(live.module)]
+                out["game"]["cards"] = [[c.id, c.name] for c in deck_of(live.module)]
             return out
-
-
-def _deck(module) -> list[Card]:
-    deck = getattr(module, "DECK", None)
-    return deck_cards(deck) if deck is not None else []
-
-
-def _deck_ids(module) -> set[str]:
-    return {c.id for c in _deck(module)}

@@ -11,7 +11,8 @@ import pytest
 from companion.layouts import load_layout
 from companion.vision.classify import Classifications
 from companion.vision.detect import Detections
-from companion.vision.track import MotionGate, MotionMap, TableTracker
+from companion.vision.motion import MotionGate, MotionMap
+from companion.vision.track import TableTracker
 
 LAYOUT = load_layout("kendra-kari")
 POS = {z.id: z.center_mm for z in LAYOUT.zones}
@@ -43,6 +44,14 @@ def frame(cards: list[tuple[tuple[float, float], Reading]]) -> tuple[Detections,
         [list(r.topk or ((r.card, r.conf),)) if r.card else [] for _, r in cards],
         evidence=np.array([r.evidence for _, r in cards], bool))
     return det, cls
+
+
+def still_and_hand_over(zone: str, px: float = 0.5) -> tuple[MotionMap, MotionMap]:
+    """Motion maps of a still table, and of a hand over ``zone``."""
+    mask = np.zeros((300, 400), bool)
+    x, y = (np.asarray(POS[zone]) * px).astype(int)
+    mask[y - 10:y + 10, x - 10:x + 10] = True
+    return MotionMap.still(mask.shape, px), MotionMap.of(mask, px)
 
 
 def run(tracker: TableTracker, frames: list, start: int = 0, motion=None) -> list:
@@ -255,12 +264,7 @@ def test_a_card_no_hand_came_near_is_not_doubted_by_readings_of_another():
     """A card does not change by itself: readings that rank another card first, doubtfully,
     ask the players only once a hand has come near the card since it was read surely."""
     tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=0.9)  # a profile of new art
-    px = 0.5
-    still = MotionMap.still((300, 400), px)
-    hand_mask = np.zeros((300, 400), bool)
-    x, y = (np.asarray(POS["pos3"]) * px).astype(int)
-    hand_mask[y - 10:y + 10, x - 10:x + 10] = True
-    hand = MotionMap.of(hand_mask, px)
+    still, hand = still_and_hand_over("pos3")
     sure = [[(POS["pos3"], Reading("kumancha-6", conf=0.91))]]
     assert [e.kind for e in run(tr, sure * 5, motion=[still] * 5)] == ["appeared"]
     other = (("kumancha-8", 0.83), ("kumancha-6", 0.14))
@@ -309,12 +313,7 @@ def test_a_card_the_players_named_holds_its_name_until_another_is_laid_on_it():
     players' answer is its name. A second card of the same suit laid on it, read first
     among the cards asked about before, is a new card to ask about, not the same doubt."""
     tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=1.001)  # classify.ALWAYS_ASK
-    px = 0.5
-    still = MotionMap.still((300, 400), px)
-    hand_mask = np.zeros((300, 400), bool)
-    x, y = (np.asarray(POS["pos2"]) * px).astype(int)
-    hand_mask[y - 10:y + 10, x - 10:x + 10] = True
-    hand = MotionMap.of(hand_mask, px)
+    still, hand = still_and_hand_over("pos2")
     first = (("kalki-7", 0.6), ("kalki-2", 0.3), ("kalki-4", 0.1))
     lying = [[(POS["pos2"], Reading("kalki-7", conf=0.6, topk=first))]]
     (asked,) = run(tr, lying * 12, motion=[still] * 12)
