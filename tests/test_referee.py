@@ -94,6 +94,27 @@ def test_the_hand_that_laid_an_unnamed_card_still_counts_when_it_is_named_later(
     assert not [o for o in show.ref.outputs if o.kind == "question"]
 
 
+def test_draws_seen_while_the_dealt_card_waits_for_its_name_are_judged_after_it():
+    """The real-art Kendra Kari film with a deck enrolled live, the players answering 3 s
+    late: the dealt card was still unnamed when Players 1 and 2 drew, and their draws,
+    seen before the game had left its deal, were dropped."""
+    rec = table_view(simulate("kendra-kari", 4, {}, 2))  # the deal, two draws, a play
+    k = next(i for i, m in enumerate(rec.moves[1:], 1) if m.action != "draw")
+    assert k == 3 and rec.moves[0].action == "deal"
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    deal = rec.moves[0]
+    show._tick(deal.player)
+    doubt = TrackEvent("unsure", None, KK.zone("pos7").center_mm, "pos7", 0.4, show.frame - 5,
+                       show.frame, show.t, 7, candidates=((deal.cards[0].id, 0.4),))
+    show.ref.observe([doubt], show.frame, show.t)
+    assert show.ref.waiting_for == "pos7"
+    for move in rec.moves[1:k + 1]:
+        show.kendra_kari(move, hands=True)
+    assert show.rulings() == []  # all held behind the dealt card
+    show.ref.confirm(deal.cards[0].id, "pos7", show.frame, show.t, track=7)
+    assert [o.move for o in show.rulings()] == list(rec.moves[:k + 1])
+
+
 def test_the_answer_to_a_question_rejudges_what_followed():
     rec = table_view(simulate("kendra-kari", 4, {}, 3))
     ref = Referee("kendra-kari", 4)

@@ -143,7 +143,9 @@ class Referee:
             out += self._track_event(ev)
         if motion is not None and self._arms is not None:
             for seat, f, t in self._arms.update(motion, frame, timestamp):
-                if self._stage() == "normal":
+                # (while an unnamed card holds the judging, the stage judged so far may be
+                # the deal's: the judge drops a draw the game cannot have at its time)
+                if self._stage() == "normal" or self._held_before(f):
                     out += self._add(Fact("draw", f, t, seat=seat, source="hand"))
         out += self._check_sync(frame, timestamp)
         return out
@@ -231,6 +233,11 @@ class Referee:
     def waits_on(self, zone: str) -> bool:
         """Whether an unnamed card on ``zone`` holds up the judging (``confirm`` names it)."""
         return self._pending(zone=zone) is not None
+
+    def _held_before(self, frame: int) -> bool:
+        """Whether an unnamed card laid before ``frame`` holds up the judging."""
+        i = self._pending()
+        return i is not None and self._facts[i].when < frame
 
     def _pending(self, zone: str | None = None, track: int | None = None) -> int | None:
         for i, f in enumerate(self._facts):

@@ -63,8 +63,8 @@ class KendraKariJudge:
             return
         if f.kind == "draw":
             seat = s.turn if f.seat is None else f.seat
-            if f.source == "hand" and seat != s.turn:
-                return  # a hand near the stock out of turn: passing by, not drawing
+            if f.source == "hand" and (seat != s.turn or self.ref._stage() != "normal"):
+                return  # a hand near the stock out of turn, or with no draw to make: passing by
             self.d.outputs.append(RefereeOutput(
                 "draw", f"{seat_name(seat)} draws from the stock"
                 + (" (seen)" if f.source == "hand" else ""), f.frame, f.timestamp))
