@@ -45,7 +45,12 @@ from companion.games.base import (
     seat_name,
 )
 from companion.layouts import Layout, LayoutError, load_layout, load_mat
-from companion.referee.elimination import Elimination, named_by_elimination
+from companion.referee.elimination import (
+    Elimination,
+    named_by_elimination,
+    offered,
+    seen_there,
+)
 from companion.referee.hands import ArmWatcher
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
@@ -469,31 +474,12 @@ class Referee:
         return out
 
     def _seen_there(self, ev: TrackEvent) -> bool:
-        """A doubt whose best candidate the game has already seen there (the same card
-        under a hand's shadow, or one uncovered when the card on it was taken) is asked
-        about but holds nothing up. Any other doubt is a card laid there, unnamed: what
-        follows waits for it."""
-        top = parse_card(ev.candidates[0][0]) if ev.candidates else None
-        return top is not None and top in self._here(ev)
+        return seen_there(ev, self._here(ev))
 
     def choices_for(self, ev: TrackEvent) -> tuple[tuple[str, float], ...]:
-        """The readings of an unsure card that the players are offered.
-
-        Each card exists once in a deck, so a reading of a card the game has already seen
-        played is not offered for a newly laid card (the Ganjifa film: "buddha-3 25%,
-        buddha-5 19%, buddha-4 18%" with buddha-3 and buddha-4 already played asks about
-        buddha-5 alone, the card that was laid). A doubt about a card already on that
-        spot keeps its readings: it is that card. A card seen on that spot stays among
-        the readings offered even when another ranks first: on the real-art Kendra Kari
-        film the Kumancha 6 on Position 7, read as the 8, was asked about as "kumancha-8,
-        kumancha-4 or kumancha-9", without the card that lay there. At most ``OFFERED``
-        are offered.
-        """
-        if self._seen_there(ev):
-            return ev.candidates[:OFFERED]
-        played = self._played_elsewhere(ev)
-        return tuple((c, p) for c, p in ev.candidates
-                     if (card := parse_card(c)) is None or not played(card))[:OFFERED]
+        """The readings of an unsure card that the players are offered (see
+        :func:`~companion.referee.elimination.offered`)."""
+        return offered(ev, self._here(ev), self._played_elsewhere(ev), OFFERED)
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

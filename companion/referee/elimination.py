@@ -59,3 +59,31 @@ def named_by_elimination(ev: TrackEvent, played: Callable[[Card], bool]) -> Elim
     if sure < ev.needed:
         return None
     return Elimination(card, p_best, sure, tuple(c for c, _ in gone))
+
+
+def seen_there(ev: TrackEvent, here: set[Card]) -> bool:
+    """A doubt whose best candidate the game has already seen there (``here``: the same card
+    under a hand's shadow, or one uncovered when the card on it was taken) is asked about but
+    holds nothing up. Any other doubt is a card laid there, unnamed: what follows waits for
+    it."""
+    top = parse_card(ev.candidates[0][0]) if ev.candidates else None
+    return top is not None and top in here
+
+
+def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
+            n: int) -> tuple[tuple[str, float], ...]:
+    """The readings of an unsure card that the players are offered: at most ``n``.
+
+    Each card exists once in a deck, so a reading of a card the game has already seen
+    played (``played``) is not offered for a newly laid card (the Ganjifa film: "buddha-3
+    25%, buddha-5 19%, buddha-4 18%" with buddha-3 and buddha-4 already played asks about
+    buddha-5 alone, the card that was laid). A doubt about a card already on that spot
+    (``here``) keeps its readings: it is that card. A card seen on that spot stays among the
+    readings offered even when another ranks first: on the real-art Kendra Kari film the
+    Kumancha 6 on Position 7, read as the 8, was asked about as "kumancha-8, kumancha-4 or
+    kumancha-9", without the card that lay there.
+    """
+    if seen_there(ev, here):
+        return ev.candidates[:n]
+    return tuple((c, p) for c, p in ev.candidates
+                 if (card := parse_card(c)) is None or not played(card))[:n]
