@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 import time
 from pathlib import Path
@@ -33,8 +34,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_accuracy import PYSOL, SURE, pysol_crops, pysol_faces, read_in_frames
+from film_events import LEGEND, _real_art_films, print_events, run_video
 
 from companion.cards import DeckKind, deck_cards
+from companion.games import get_game
+from companion.record import GameRecord
 from companion.synth.camera import random_pose
 from companion.synth.scene import (
     MAT_SIZE_MM,
@@ -160,12 +164,6 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
 def films(folder: Path, light: str, answer_after: int = 0) -> int:
     """With such a deck every card is asked about (``classify.ALWAYS_ASK``): the game
     follows only as well as the referee and the tracker handle the players' answers."""
-    import json
-
-    from film_events import LEGEND, _real_art_films, print_events, run_video
-
-    from companion.games import get_game
-    from companion.record import GameRecord
     model, profiles, res = CardClassifier(), {}, []
     for film in _real_art_films(folder):
         meta = json.loads(film.with_suffix(".json").read_text())

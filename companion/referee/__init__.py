@@ -205,19 +205,19 @@ class Referee:
             # Named as the card already lying there (a hand or a swept trick half over it
             # made its readings doubtful): it was not laid again.
             was = card.id if card in stack else self._named.get(track)
-            self._named[track] = card.id
-            if card not in stack and track not in self._gone:
-                stack.append(card)
-            return self._name_pending(pending, card, was)
-        # laid when the card asked about was first seen there, not when the players answered
-        # (seconds later, maybe after the next player's card)
-        if track < 0:  # the last such doubt on that zone
-            track = next((t for t, (z, _) in reversed(self._asked.items()) if z == zone), -1)
-        _, since = self._asked.pop(track, (zone, -1))
+        else:
+            # laid when the card asked about was first seen there, not when the players
+            # answered (seconds later, maybe after the next player's card)
+            if track < 0:  # the last such doubt on that zone
+                track = next((t for t, (z, _) in reversed(self._asked.items()) if z == zone),
+                             -1)
+            _, since = self._asked.pop(track, (zone, -1))
         if track >= 0:
             self._named[track] = card.id
-        if track not in self._gone:
+        if card not in stack and not (track >= 0 and track in self._gone):
             stack.append(card)
+        if pending is not None:
+            return self._name_pending(pending, card, was)
         return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))
 
     def dismiss(self, zone: str, track: int = -1) -> list[RefereeOutput]:

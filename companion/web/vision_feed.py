@@ -224,8 +224,8 @@ class VisionFeed:
                                        ev.candidates, ev.zone, offset + ev.last_frame,
                                        track=ev.track_id, asked_at=ev.last_frame))
             elif ev.kind == "appeared" and ev.resolves and ev.zone:
-                out.append(Observation("settled", context={"zone": ev.zone, "track": ev.track_id,
-                                                           "card": ev.card_id}))
+                out.append(Observation("settled", context={
+                    "zone": ev.zone, "track": ev.track_id, "card": ev.card_id}))
         return tuple(out)
 
     def _manual_corners(self, pipeline, shape) -> None:
