@@ -290,3 +290,19 @@ def deck_of(module) -> list[Card]:
     """The cards of a game's deck, in deck order ([] for a game without cards)."""
     deck = getattr(module, "DECK", None)
     return deck_cards(deck) if deck is not None else []
+
+
+GONE_GROUP = "played or on the table"
+_GONE = ("played", "exposed")
+
+
+def answer_cards(live: Any) -> list[list[str]]:
+    """The cards a player may give for "which card is it?", as [id, name, group]: by suit in
+    the tracker's order, then the cards played or lying on the table in a group of their own.
+    Those stay choosable, because a card read wrongly earlier may be the one asked about now."""
+    if not deck_of(live.module):
+        return []
+    rows = [[c["id"], Card.parse(c["id"]).name, s["title"], c["status"] in _GONE]
+            for s in tracker(live, None)["suits"] for c in s["cards"]]
+    return ([[cid, name, title] for cid, name, title, gone in rows if not gone]
+            + [[cid, name, GONE_GROUP] for cid, name, _, gone in rows if gone])

@@ -31,7 +31,7 @@ from companion.games.base import (
 )
 from companion.referee.values import pictured_table
 from companion.store import Store, StoreError
-from companion.web.cardinfo import deck_of, move_text, referee_view, zone_cards
+from companion.web.cardinfo import answer_cards, deck_of, move_text, referee_view, zone_cards
 
 WIN_KINDS = ("win", "winner", "game-over", "result")
 
@@ -497,5 +497,5 @@ class TableSession:
                            "pending": [p.to_json() for p in self.store.pending(live.game_id)]}
             if any(p["kind"] == "unsure" for p in out["game"]["pending"]):
                 # for the answer "another card" (see ``answer``)
-                out["game"]["cards"] = [[c.id, c.name] for c in deck_of(live.module)]
+                out["game"]["cards"] = answer_cards(live)
             return out

@@ -8,8 +8,10 @@ import json
 
 import pytest
 
+from companion.cards import DeckKind, deck_cards
 from companion.games import get_game
 from companion.record import GameRecord
+from companion.web.cardinfo import GONE_GROUP
 from companion.web.pages import PAGES
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -131,7 +133,7 @@ def test_an_unsure_reading_takes_a_card_that_was_not_offered(start, client, app,
                   {"move": {"player": first.player, "action": first.action,
                             "target": first.target}})
     game = client.get("/api/state").get_json()["game"]
-    assert [first.cards[0].id, first.cards[0].name] in game["cards"]
+    assert [first.cards[0].id, first.cards[0].name, first.cards[0].suit.title] in game["cards"]
     assert len(game["cards"]) == 96  # the Mughal deck of Kendra Kari, to choose from
     r = client.post(f"/api/pending/{p.id}", json={"choice": "kalki-3"})  # Dashavatara's
     assert r.status_code == 400 and "a card of this game's deck" in r.get_json()["error"]
@@ -140,6 +142,12 @@ def test_an_unsure_reading_takes_a_card_that_was_not_offered(start, client, app,
     game = client.get("/api/state").get_json()["game"]
     assert game["moves"][-1]["move"]["cards"] == [first.cards[0].id]
     assert "cards" not in game  # no question about a card is open
+    table.ask("unsure", "Unsure: which card?", [{"value": "none"}], {"move": {
+        "player": bridge_record.moves[1].player, "action": bridge_record.moves[1].action}})
+    cards = client.get("/api/state").get_json()["game"]["cards"]
+    # the card on the table is listed last, apart, and can still be given
+    assert cards[-1] == [first.cards[0].id, first.cards[0].name, GONE_GROUP]
+    assert sorted(c[0] for c in cards) == sorted(c.id for c in deck_cards(DeckKind.MUGHAL))
 
 
 def test_manual_board_plays_kanji_guti_through_the_referee(start, client):

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from companion.web.cardinfo import GONE_GROUP
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -270,16 +272,20 @@ def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, p
         tried.add(p["id"])
         other = page.locator(f'#pending [data-pending="{p["id"]}"] select[data-other]')
         offered = {str(c["value"]) for c in p["choices"]}
-        card = next(card for card, _ in state["cards"] if card not in offered)
+        card = next(card for card, _, _ in state["cards"] if card not in offered)
         try:
             other.wait_for(timeout=5_000)
             options = other.locator("option").all_inner_texts()
+            groups = other.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
             other.select_option(card, timeout=5_000)
         except PlaywrightTimeout:  # the camera named the card itself meanwhile
             continue
         break
     assert options[0] == "another card…"
-    assert options[1:] == [name for c, name in state["cards"] if c not in offered]
+    assert options[1:] == [name for c, name, _ in state["cards"] if c not in offered]
+    # by suit, the cards played or on the table last
+    assert groups == list(dict.fromkeys(g for c, _, g in state["cards"] if c not in offered))
+    assert len(groups) >= 8 and groups[0] != GONE_GROUP
     page.wait_for_selector(f'#pending [data-pending="{p["id"]}"]', state="detached")
     assert p["id"] not in [q["id"] for q in srv.get("/api/state")["game"]["pending"]]
 

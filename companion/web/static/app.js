@@ -141,8 +141,9 @@ let correcting = null;
 // The referee's open questions as one-tap answers (the Confirm page, and the Table page
 // while a question holds the game up).
 // A question about which card lies somewhere also takes any card of the deck ("another
-// card"): the right one is not always among the readings offered. Drawn again only when the
-// questions change, so that a list being chosen from is not closed under the player's finger.
+// card", by suit, the cards already played last): the right one is not always among the
+// readings offered. Drawn again only when the questions change, so that a list being
+// chosen from is not closed under the player's finger.
 function drawPending(g, box, empty) {
   const key = JSON.stringify(g ? g.pending.map((p) => p.id) : null);
   if (box.dataset.key === key) return;
@@ -158,7 +159,12 @@ function drawPending(g, box, empty) {
     if (p.kind === "unsure" && g.cards) {
       const offered = new Set(p.choices.map((c) => String(c.value)));
       const other = el("select", { "data-other": p.id, "aria-label": "another card" }, el("option", { value: "" }, "another card…"));
-      for (const [id, name] of g.cards) if (!offered.has(id)) other.append(el("option", { value: id }, name));
+      const groups = new Map();  // by suit, then the cards played or on the table
+      for (const [id, name, group] of g.cards) {
+        if (offered.has(id)) continue;
+        if (!groups.has(group)) { const og = el("optgroup", { label: group }); groups.set(group, og); other.append(og); }
+        groups.get(group).append(el("option", { value: id }, name));
+      }
       other.onchange = () => { if (other.value) choose(other.value); };
       item.append(other);
     }
