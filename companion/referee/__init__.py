@@ -352,8 +352,7 @@ class Referee:
         left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
         Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
         art no played card was seen again on another spot."""
-        choices = tuple(c for c, _ in ev.candidates if (other := parse_card(c)) is not None
-                        and not self._already_played(other))[:OFFERED]
+        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED))
         out = [RefereeOutput("doubt", f"{card.name} was read on {ev.zone}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
                              ev.timestamp, choices=choices, zone=ev.zone, track=ev.track_id)]

@@ -106,7 +106,10 @@ class ReadingReuse:
         self._memory: list[_Remembered] = []
 
     def classify(self, classifier, det: Detections, frame_index: int,
-                 skip: np.ndarray | None = None) -> Classifications:
+                 skip: np.ndarray | None = None,
+                 named: list[tuple[str, ...]] | None = None) -> Classifications:
+        """``skip``: crops under a moving hand. ``named``: for each crop, the names of a card
+        the players named there (:meth:`~companion.vision.track.TableTracker.held_names`)."""
         n = len(det)
         thumbs = _thumbs(det.crops)
         rows: list[ReadingRow | None] = [None] * n
@@ -127,7 +130,8 @@ class ReadingReuse:
                         due.append((old.read_at, i))
                 else:
                     rows[i], kept[i] = old.row, old
-                    if self._patient(old, frame_index):
+                    if self._patient(old, frame_index) or \
+                            self._named(old, named[i] if named else (), frame_index):
                         evidence[i] = False
                     else:
                         doubtful.append((old.read_at, i))
@@ -181,6 +185,15 @@ class ReadingReuse:
         """A card read low for long waits for its slower turn (only where cards take turns)."""
         return (self.max_doubtful is not None and old.low_reads >= self.patient_after
                 and frame_index - old.read_at < self.patient_frames)
+
+    def _named(self, old: _Remembered, names: tuple[str, ...], frame_index: int) -> bool:
+        """A doubtful card the players named, whose reading still ranks that name first,
+        is read only every ``refresh_frames`` frames (only where cards take turns): the
+        tracker holds the players' name against such readings until a hand comes near it
+        (``track._holds``), so reading it on every frame is time taken from cards just laid.
+        A card laid on it changes its look or comes under a hand, and is read at once."""
+        return (self.max_doubtful is not None and old.row.card_id in names
+                and frame_index - old.read_at < self.refresh_frames)
 
     def _read(self, classifier, crops: np.ndarray, before: list[ReadingRow | None],
               frame_index: int) -> Classifications:
