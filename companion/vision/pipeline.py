@@ -177,8 +177,7 @@ class Pipeline:
         else:
             moving = (motion.near(det.centers_mm, self.tracker.motion_radius_mm,
                                   moving_only=True) if motion is not None and len(det) else None)
-            cls = self.reuse.classify(self.classifier, det, frame.index, moving,
-                                      self.tracker.held_names(det.centers_mm))
+            cls = self.reuse.classify(self.classifier, det, frame.index, moving)
         t5 = time.perf_counter()
         events = self.tracker.update(frame.index, frame.timestamp, det, cls, motion)
         t6 = time.perf_counter()

@@ -39,6 +39,12 @@ read near the bar is not made to wait: on the real-art Ganjifa film such cards, 
 0.85-0.9, were still settling, and making every card doubtful for 8 readings wait cost 11
 of its 120 moves. After 8 low readings, the real-art Kendra Kari films asked one question
 more and named one card fewer; after 16, all six films give the same events as without.
+Tried and dropped (2026-11-27): making every doubtful card wait after 16 readings below
+``keep_above`` (0.85) took the 20-card table with a profile from 2 reads a frame to 1, but
+the real-art Ganjifa film asked 28 questions instead of 25. Reading a card the players had
+named only every ``refresh_frames`` while its reading still ranked that name first counted
+the readings that disagreed and skipped those that agreed: the real-art Kendra Kari film
+asked again about its Kumancha 6 (9 questions instead of 8).
 
 This is what lets the pipeline read new cards with test-time rotations and still keep up
 with the camera.
@@ -106,10 +112,7 @@ class ReadingReuse:
         self._memory: list[_Remembered] = []
 
     def classify(self, classifier, det: Detections, frame_index: int,
-                 skip: np.ndarray | None = None,
-                 named: list[tuple[str, ...]] | None = None) -> Classifications:
-        """``skip``: crops under a moving hand. ``named``: for each crop, the names of a card
-        the players named there (:meth:`~companion.vision.track.TableTracker.held_names`)."""
+                 skip: np.ndarray | None = None) -> Classifications:
         n = len(det)
         thumbs = _thumbs(det.crops)
         rows: list[ReadingRow | None] = [None] * n
@@ -130,8 +133,7 @@ class ReadingReuse:
                         due.append((old.read_at, i))
                 else:
                     rows[i], kept[i] = old.row, old
-                    if self._patient(old, frame_index) or \
-                            self._named(old, named[i] if named else (), frame_index):
+                    if self._patient(old, frame_index):
                         evidence[i] = False
                     else:
                         doubtful.append((old.read_at, i))
@@ -185,15 +187,6 @@ class ReadingReuse:
         """A card read low for long waits for its slower turn (only where cards take turns)."""
         return (self.max_doubtful is not None and old.low_reads >= self.patient_after
                 and frame_index - old.read_at < self.patient_frames)
-
-    def _named(self, old: _Remembered, names: tuple[str, ...], frame_index: int) -> bool:
-        """A doubtful card the players named, whose reading still ranks that name first,
-        is read only every ``refresh_frames`` frames (only where cards take turns): the
-        tracker holds the players' name against such readings until a hand comes near it
-        (``track._holds``), so reading it on every frame is time taken from cards just laid.
-        A card laid on it changes its look or comes under a hand, and is read at once."""
-        return (self.max_doubtful is not None and old.row.card_id in names
-                and frame_index - old.read_at < self.refresh_frames)
 
     def _read(self, classifier, crops: np.ndarray, before: list[ReadingRow | None],
               frame_index: int) -> Classifications:

@@ -169,22 +169,6 @@ class TableTracker:
             t.read_as = t.asked[0] if t.unsure and t.asked else t.label
             t.label, t.unsure = card, False
 
-    def held_names(self, centers_mm: np.ndarray) -> list[tuple[str, ...]]:
-        """For each centre, the names a card the players named lying there goes by: its
-        name and the reading it was named from (``()`` where no named card lies within
-        ``match_mm``). Readings that rank one of them first change nothing until a hand
-        comes near it (see ``_holds``)."""
-        named = [t for t in self._tracks if t.read_as is not None]
-        out: list[tuple[str, ...]] = [()] * len(centers_mm)
-        if not named:
-            return out
-        d = np.hypot(*(np.asarray(centers_mm, float).reshape(-1, 1, 2)
-                       - np.array([t.center for t in named])[None]).transpose(2, 0, 1))
-        for i, j in enumerate(np.argmin(d, axis=1).tolist()):
-            if d[i, j] <= self.match_mm:
-                out[i] = (named[j].label, named[j].read_as)
-        return out
-
     @property
     def table(self) -> dict[str, list[str]]:
         """Zone (or "elsewhere") -> the settled face-up cards there, for the dashboard."""

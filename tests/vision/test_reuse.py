@@ -130,28 +130,6 @@ def test_a_card_read_low_for_long_is_read_less_often_until_a_hand_comes_near():
         assert near_the_bar.classify(hovering, _det([(100, 100)], [30], rng), f).evidence[0]
 
 
-def test_a_doubtful_card_the_players_named_is_read_seldom_while_its_reading_ranks_it_first():
-    rng = np.random.default_rng(7)
-    reuse = ReadingReuse(max_doubtful=2, refresh_frames=5)
-    oracle = CountingOracle(confidence=0.5)
-    places, levels = [(100, 100), (200, 100)], [30, 200]
-    named = [("surya-9", "surya-2"), ()]  # the first, read as the 2, was named the 9
-    read_on = []
-    for f in range(12):
-        out = reuse.classify(oracle, _det(places, levels, rng), f, named=named)
-        read_on.append(out.evidence.tolist())
-    assert [f for f, (a, _) in enumerate(read_on) if a] == [0, 5, 10]
-    assert all(b for _, b in read_on)  # the unnamed doubtful card: every frame
-    # another card laid on it, read first as another card: every frame again
-    read_on = [reuse.classify(oracle, _det(places, [120, 200], rng), f, named=named
-                              ).evidence[0] for f in range(12, 16)]
-    assert read_on == [True] * 4
-    # the model alone reads every doubtful card every frame (it costs little)
-    alone = ReadingReuse(refresh_frames=5)
-    assert all(alone.classify(oracle, _det(places, levels, rng), f, named=named).evidence[0]
-               for f in range(4))
-
-
 class TurningOracle(CountingOracle):
     """A classifier that reads crops at quarter turns: records what it was asked."""
 
