@@ -7,6 +7,7 @@ face and texture caches filled, which is what a long training-data run converges
 Usage:
 
     .venv/bin/python benchmarks/bench_render.py [--scenes 40] [--sizes 1280x720 960x540]
+        [--training-scenes 150]
 """
 
 from __future__ import annotations
@@ -44,10 +45,24 @@ def bench_scenes(width: int, height: int, n: int, source: str) -> tuple[float, f
     return rates[0], rates[1]
 
 
+def bench_training_scenes(n: int) -> tuple[float, float]:
+    """(scenes/s, crops/s) of ``companion.train_scenes.scene_crops_one``, as a long training
+    run renders them: each scene new, after ``n`` others warmed the caches."""
+    from companion.train_scenes import TRAINING_SCENE_SEED, scene_crops_one
+    for i in range(n):
+        scene_crops_one(TRAINING_SCENE_SEED, 100_000 + i)
+    start, crops = time.perf_counter(), 0
+    for i in range(n):
+        crops += len(scene_crops_one(TRAINING_SCENE_SEED, i)[0])
+    secs = time.perf_counter() - start
+    return n / secs, crops / secs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=40)
     ap.add_argument("--sizes", nargs="+", default=["1280x720", "960x540", "640x360"])
+    ap.add_argument("--training-scenes", type=int, default=150)
     args = ap.parse_args()
     print(f"cpu count {os.cpu_count()}, one process")
     print()
@@ -64,6 +79,12 @@ def main() -> None:
         for source in sources:
             cold, warm = bench_scenes(w, h, args.scenes, source)
             print(f"| {w}x{h} | {source} | {cold:.2f} | {warm:.2f} |")
+    print()
+    scenes, crops = bench_training_scenes(args.training_scenes)
+    print("| training scenes (companion.train_scenes, new scenes, caches warm) | scenes/s | "
+          "crops/s |")
+    print("|---|---|---|")
+    print(f"| {args.training_scenes} scenes | {scenes:.2f} | {crops:.1f} |")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from companion.synth.effects import (
 )
 from companion.synth.table import (
     TABLE_KINDS,
+    TABLE_SEEDS,
     TEXTURE_PX_PER_MM,
     Hand,
     mat_image,
@@ -318,7 +319,7 @@ def random_scene_spec(rng: np.random.Generator, width: int = 1280, height: int =
                       for _ in range(n_hands))
     light = random_lighting(rng, lighting)
     # Few table seeds and sizes, so that their textures stay cached across many scenes.
-    table_seed = int(rng.integers(12))
+    table_seed = int(rng.integers(TABLE_SEEDS))
     tw, th = 1300 + 40 * table_seed, 1000 + 30 * table_seed
     table = (int(MAT_SIZE_MM[0] / 2 - tw / 2 + rng.normal(0, 80)),
              int(MAT_SIZE_MM[1] / 2 - th / 2 + rng.normal(0, 80)), tw, th)
