@@ -19,7 +19,7 @@ from companion.layouts import Layout, Mat, load_layout, load_mat
 TABLE_KINDS = ("wood", "dark-wood", "cloth", "plain", "marble")
 # Scenes draw their table from few seeds, so that every texture stays cached: a training
 # run renders scenes by the hundred thousand (1.7 MB a texture; with room for 24 of the 60,
-# training scenes rendered 4.0 a second on one core, 4.9 with all of them).
+# two scenes in three drew their table again, 39 ms each: docs/benchmarks.md, 2026-11-27).
 TABLE_SEEDS = 12
 TEXTURE_PX_PER_MM = 0.5
 
