@@ -259,6 +259,8 @@ def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, p
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     srv = server("--demo-speed", "4")
     page.goto(srv.url + "/confirm")
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url) if "/api/pending/" in r.url else None)
     deadline, tried = time.monotonic() + 240, set()
     while True:
         assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
@@ -278,9 +280,13 @@ def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, p
             options = other.locator("option").all_inner_texts()
             groups = other.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
             other.select_option(card, timeout=5_000)
+            time.sleep(0.3)
+            assert posted == []  # chosen, not yet given: a list changes under a stray key
+            page.click(f'#pending button[data-give="{p["id"]}"]', timeout=5_000)
         except PlaywrightTimeout:  # the camera named the card itself meanwhile
             continue
         break
+    assert [u.rsplit("/", 1)[1] for u in posted] == [str(p["id"])]
     assert options[0] == "another card…"
     # (as a set: a card played since the page drew the list has moved to the last group)
     assert sorted(options[1:]) == sorted(name for c, name, _ in state["cards"]
@@ -291,6 +297,48 @@ def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, p
     assert GONE_GROUP not in groups[:-1]
     page.wait_for_selector(f'#pending [data-pending="{p["id"]}"]', state="detached")
     assert p["id"] not in [q["id"] for q in srv.get("/api/state")["game"]["pending"]]
+
+
+def test_a_key_answers_the_first_question_with_that_choice(server, page):
+    """At the table a key is quicker than a button: 1-9 give the first open question its
+    first..ninth choice, but not while the player types or chooses from a list."""
+    if not (Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx").exists():
+        pytest.skip("no shipped model: the demo asks no questions")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    srv = server("--demo-speed", "4")
+    page.goto(srv.url + "/confirm")
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url) if "/api/pending/" in r.url else None)
+    deadline = time.monotonic() + 240
+    while True:
+        assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
+        first = page.locator("#pending .pending-item").first
+        try:
+            first.wait_for(timeout=5_000)
+            pid = first.get_attribute("data-pending")
+            choices = first.locator("button[data-choice]")
+            other = first.locator("select[data-other]")
+            if choices.count() < 2 or not other.count():  # a which-card question, please
+                time.sleep(0.3)
+                continue
+            second = choices.nth(1).get_attribute("data-choice")
+            hint = first.locator(".keys").inner_text()
+            other.focus()  # a key pressed while choosing from the list is not an answer
+            page.keyboard.press("2")
+            time.sleep(0.5)
+            assert posted == []
+            other.evaluate("s => s.blur()")
+            with page.expect_request(lambda r, pid=pid: r.url.endswith(f"/api/pending/{pid}"),
+                                     timeout=5_000) as req:
+                page.keyboard.press("2")
+        except PlaywrightTimeout:  # the camera named the card itself meanwhile
+            posted.clear()
+            continue
+        break
+    assert hint.startswith("Keys 1–")
+    assert json.loads(req.value.post_data) == {"choice": json.loads(second)
+                                               if second.isdigit() else second}
+    assert len(posted) == 1  # once, however the question list is redrawn meanwhile
 
 
 def test_the_setup_form_can_ask_about_every_doubtful_card(server, page):
@@ -387,6 +435,7 @@ def test_a_new_user_follows_both_demo_games_answering_what_the_camera_asks(serve
                     page.click(f'{item} button[data-choice="{seen or "none"}"]', timeout=5_000)
                 else:  # not among the readings offered: the deck's other cards
                     page.select_option(f"{item} select[data-other]", seen, timeout=5_000)
+                    page.click(f"{item} button[data-give]", timeout=5_000)
             except PlaywrightTimeout:  # gone meanwhile: the camera named the card itself
                 still_open = [q["id"] for q in srv.get("/api/state")["game"]["pending"]]
                 assert p["id"] not in still_open, p

@@ -138,24 +138,28 @@ function initPlayed() { $("#deck").onchange = drawTracker; App.listeners.push(dr
 
 // ---- Confirm and correct ----------------------------------------------------------------
 let correcting = null;
+let keyAnswered = false;  // a key answered the first question; see the keydown listener
 // The referee's open questions as one-tap answers (the Confirm page, and the Table page
 // while a question holds the game up).
 // A question about which card lies somewhere also takes any card of the deck ("another
-// card", by suit, the cards already played last): the right one is not always among the
-// readings offered. Drawn again only when the questions change, so that a list being
+// card", by suit, the cards already played last, then "that card"): the right one is not
+// always among the readings offered. Drawn again only when the questions change, so that a list being
 // chosen from is not closed under the player's finger.
 function drawPending(g, box, empty) {
   const key = JSON.stringify(g ? g.pending.map((p) => p.id) : null);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.innerHTML = "";
+  keyAnswered = false;
   if ((!g || !g.pending.length) && empty) box.append(el("p", { class: "muted" }, empty));
   if (g) for (const p of g.pending) {
     const choose = async (value) => {
-      try { await api(`/api/pending/${p.id}`, { json: { choice: value } }); } catch (e) { flash(e.message); }
+      try { await api(`/api/pending/${p.id}`, { json: { choice: value } }); } catch (e) { keyAnswered = false; flash(e.message); }
     };
     const item = el("div", { class: "pending-item", "data-pending": p.id }, el("p", {}, p.text));
     for (const c of p.choices) item.append(el("button", { type: "button", "data-choice": String(c.value), onclick: () => choose(c.value) }, c.label || String(c.value)));
+    const n = Math.min(p.choices.length, 9);
+    if (p === g.pending[0] && n) item.append(el("p", { class: "muted keys" }, n === 1 ? "Key 1 answers this one." : `Keys 1–${n} answer this one.`));
     if (p.kind === "unsure" && g.cards) {
       const offered = new Set(p.choices.map((c) => String(c.value)));
       const other = el("select", { "data-other": p.id, "aria-label": "another card" }, el("option", { value: "" }, "another card…"));
@@ -165,12 +169,29 @@ function drawPending(g, box, empty) {
         if (!groups.has(group)) { const og = el("optgroup", { label: group }); groups.set(group, og); other.append(og); }
         groups.get(group).append(el("option", { value: id }, name));
       }
-      other.onchange = () => { if (other.value) choose(other.value); };
-      item.append(other);
+      // answered by its own button: a focused list changes with a typed key or a wheel
+      const give = el("button", { type: "button", "data-give": p.id, disabled: "", onclick: () => { if (other.value) choose(other.value); } }, "that card");
+      other.onchange = () => { give.disabled = !other.value; };
+      item.append(other, give);
     }
     box.append(item);
   }
 }
+// Keys 1-9 give the first open question its first..ninth choice: at the table a key is
+// quicker than aiming at a button (a deck enrolled live asks about every card). Keys answer
+// once until the questions are drawn again, so that a key pressed twice does not answer the
+// next question too.
+document.addEventListener("keydown", (ev) => {
+  if (ev.ctrlKey || ev.altKey || ev.metaKey || keyAnswered) return;
+  if (/^(INPUT|SELECT|TEXTAREA)$/.test((document.activeElement || {}).tagName)) return;
+  const k = /^[1-9]$/.test(ev.key) ? Number(ev.key) : 0;
+  const first = k && document.querySelector(".pending-item");
+  const button = first && first.querySelectorAll("button[data-choice]")[k - 1];
+  if (!button) return;
+  ev.preventDefault();
+  keyAnswered = true;
+  button.click();
+});
 function drawConfirm(st) {
   const g = st.game;
   drawPending(g, $("#pending"), "Nothing to confirm.");
