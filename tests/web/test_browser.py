@@ -251,16 +251,22 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     assert load_profile(profiles / "table-deck.npz").card_ids == (name,)
 
 
-def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, page):
-    """The right card is not always among the readings a question offers (a deck enrolled
-    live: about 7% of its cards). The question also lists the deck's other cards."""
+def _confirm_page_of_the_demo(server, page) -> tuple:
+    """The demo served fast, its Confirm page open, and the answers the page posts (URLs)."""
     if not (Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx").exists():
         pytest.skip("no shipped model: the demo asks no questions")
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     srv = server("--demo-speed", "4")
     page.goto(srv.url + "/confirm")
     posted: list[str] = []
     page.on("request", lambda r: posted.append(r.url) if "/api/pending/" in r.url else None)
+    return srv, posted
+
+
+def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, page):
+    """The right card is not always among the readings a question offers (a deck enrolled
+    live: about 7% of its cards). The question also lists the deck's other cards."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    srv, posted = _confirm_page_of_the_demo(server, page)
     deadline, tried = time.monotonic() + 240, set()
     while True:
         assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
@@ -302,13 +308,8 @@ def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, p
 def test_a_key_answers_the_first_question_with_that_choice(server, page):
     """At the table a key is quicker than a button: 1-9 give the first open question its
     first..ninth choice, but not while the player types or chooses from a list."""
-    if not (Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx").exists():
-        pytest.skip("no shipped model: the demo asks no questions")
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    srv = server("--demo-speed", "4")
-    page.goto(srv.url + "/confirm")
-    posted: list[str] = []
-    page.on("request", lambda r: posted.append(r.url) if "/api/pending/" in r.url else None)
+    _, posted = _confirm_page_of_the_demo(server, page)
     deadline = time.monotonic() + 240
     while True:
         assert time.monotonic() < deadline, "the demo asked nothing that stayed open"

@@ -143,8 +143,8 @@ let keyAnswered = false;  // a key answered the first question; see the keydown 
 // while a question holds the game up).
 // A question about which card lies somewhere also takes any card of the deck ("another
 // card", by suit, the cards already played last, then "that card"): the right one is not
-// always among the readings offered. Drawn again only when the questions change, so that a list being
-// chosen from is not closed under the player's finger.
+// always among the readings offered. Drawn again only when the questions change, so that a
+// list being chosen from is not closed under the player's finger.
 function drawPending(g, box, empty) {
   const key = JSON.stringify(g ? g.pending.map((p) => p.id) : null);
   if (box.dataset.key === key) return;
