@@ -302,7 +302,6 @@ def answer_cards(live: Any) -> list[list[str]]:
     Those stay choosable, because a card read wrongly earlier may be the one asked about now."""
     if not deck_of(live.module):
         return []
-    rows = [[c["id"], Card.parse(c["id"]).name, s["title"], c["status"] in _GONE]
+    rows = [[c["id"], Card.parse(c["id"]).name, GONE_GROUP if c["status"] in _GONE else s["title"]]
             for s in tracker(live, None)["suits"] for c in s["cards"]]
-    return ([[cid, name, title] for cid, name, title, gone in rows if not gone]
-            + [[cid, name, GONE_GROUP] for cid, name, _, gone in rows if gone])
+    return sorted(rows, key=lambda r: r[2] == GONE_GROUP)  # stable: suits keep their order

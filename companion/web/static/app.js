@@ -170,7 +170,7 @@ function drawPending(g, box, empty) {
         groups.get(group).append(el("option", { value: id }, name));
       }
       // answered by its own button: a focused list changes with a typed key or a wheel
-      const give = el("button", { type: "button", "data-give": p.id, disabled: "", onclick: () => { if (other.value) choose(other.value); } }, "that card");
+      const give = el("button", { type: "button", "data-give": p.id, disabled: "", onclick: () => choose(other.value) }, "that card");
       other.onchange = () => { give.disabled = !other.value; };
       item.append(other, give);
     }
