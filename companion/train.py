@@ -51,6 +51,9 @@ from companion.vision import crops as C
 from companion.vision.classify import INPUT_PX, preprocess
 
 EMBED_DIM = 64
+# Crops that start a run trained on from an exported model: the norms' statistics come from
+# the first 4096, each card's head weight from all of them (about 35 crops a card).
+INIT_SAMPLE = 8192
 
 
 @dataclass(frozen=True)
@@ -284,9 +287,8 @@ def train(cfg: TrainConfig, log=print) -> dict:
     Sizes in ``cfg.also_widths`` are trained alongside on the very same batches and
     exported next to ``cfg.out`` (``NAME-w24-48-96-192.onnx``), so that sizes can be
     compared on equal data."""
-    if cfg.init_from is not None and (cfg.stream_capacity or cfg.also_widths):
-        raise ValueError("--init-from trains one size on a pool rendered first "
-                         "(no --stream-capacity, no --also-widths)")
+    if cfg.init_from is not None and cfg.also_widths:
+        raise ValueError("--init-from trains one size (no --also-widths)")
     torch.manual_seed(cfg.seed)
     t0 = time.time()
     bank = render_bank(cfg)
@@ -303,6 +305,9 @@ def train(cfg: TrainConfig, log=print) -> dict:
                               weight_decay=1e-4) for n, h in zip(nets, heads)]
     gen = torch.Generator().manual_seed(cfg.seed)
     if cfg.init_from is not None:
+        if feed is not None:  # the first crops to arrive set the norms and the head
+            feed.update(wait_for=INIT_SAMPLE)
+            x_all, y_all = feed.x[:feed.size], feed.y[:feed.size]
         _start_from(cfg.init_from, nets[0], heads[0], x_all, y_all, gen)
         log(f"starting from the weights of {cfg.init_from}")
     history = []
@@ -384,7 +389,7 @@ def _start_from(path: Path, net: CardNet, head: CosineCards, x_all, y_all, gen) 
     """``net`` takes the weights of the exported model at ``path``, and ``head`` each card's
     mean embedding under them (companion.train_init)."""
     from companion.train_init import card_weights, load_exported
-    pick = torch.randperm(len(x_all), generator=gen)[:20_000].to(x_all.device)
+    pick = torch.randperm(len(x_all), generator=gen)[:INIT_SAMPLE].to(x_all.device)
     net.cpu()
     x, y = x_all[pick].cpu(), y_all[pick].cpu()
     load_exported(net, path, x[:4096])

@@ -82,6 +82,19 @@ def test_train_on_refuses_bad_options(args, says, capsys):
     assert says in capsys.readouterr().err
 
 
+def test_training_on_streams_on_many_cores_from_the_first_crops_to_arrive(tmp_path, capsys):
+    first, second = tmp_path / "first.onnx", tmp_path / "second.onnx"
+    assert main(["train", "--tiny", "--out", str(first)]) == 0
+    assert main(["train", "--tiny", "--out", str(second), "--init-from", str(first),
+                 "--stream-capacity", "1500", "--max-passes", "100000", "--minutes", "0.2",
+                 "--float", "--crop-seed", "5"]) == 0
+    assert "starting from the weights of" in capsys.readouterr().out
+    training = json.loads(second.with_suffix(".json").read_text())["training"]
+    assert training["recipe"]["init_from"] == str(first)
+    assert training["recipe"]["stream_capacity"] == 1500
+    assert training["history"][0]["pool"] >= 1500  # it started from a full sample
+
+
 def test_training_on_cannot_also_train_other_sizes(tmp_path, capsys):
     first = tmp_path / "first.onnx"
     assert main(["train", "--tiny", "--out", str(first)]) == 0
