@@ -40,6 +40,9 @@ def _register_train(sub) -> None:
     p.add_argument("--stream-capacity", type=int, default=None,
                    help="render while training until the pool holds this many crops "
                         "(for many cores; default: render the pool first)")
+    p.add_argument("--max-reuse", type=float, default=None,
+                   help="with --stream-capacity: train on at most this many times the crops "
+                        "the pool holds, waiting for it to grow until it is full (default: no limit)")
     p.add_argument("--widths", default=None, help="the network's widths, e.g. 16,32,64,128")
     p.add_argument("--also-widths", default=None,
                    help="other sizes to train on the same batches, e.g. 24,48,96,192;32,64,"
@@ -102,6 +105,10 @@ def _train(args: argparse.Namespace) -> int:
             if value < 1:
                 raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
             changes[name] = value
+    if args.max_reuse is not None:
+        if not args.max_reuse > 1 or not args.stream_capacity:
+            raise UsageError("--max-reuse must be more than 1, with --stream-capacity")
+        changes["max_reuse"] = args.max_reuse
     if args.seeds:
         try:
             changes["seeds"] = tuple(int(s) for s in args.seeds.split(","))

@@ -39,6 +39,25 @@ def write_model_card(model_path: Path, card: dict) -> None:
     model_path.with_suffix(".md").write_text(_card_markdown(card, model_path))
 
 
+def _pool(rec: dict, history: list) -> str:
+    """The training data: a pool rendered first, or one that grew while training ran."""
+    scenes = (f"whole rendered training scenes (seed {rec.get('scene_seed', '-')}, cut as "
+              "the detector cuts them)")
+    if rec.get("stream_capacity"):
+        grown = history[-1].get("pool", "?") if history else "?"
+        return (f"a pool rendered while training ran, by {rec['workers']} processes, that grew"
+                f" to {grown} crops: pasted crops and the cards of {scenes}, in the fixed "
+                "pool's proportion" + (f", trained on at most {rec['max_reuse']} times its size"
+                                       if rec.get("max_reuse") else ""))
+    return f"a pool of {rec['pool']} pasted crops and the cards of {rec.get('scenes', 0)} {scenes}"
+
+
+def _trained_on(rec: dict) -> str:
+    if rec.get("device", "cpu") != "cpu":
+        return f"{rec['device']} with {rec['workers']} rendering processes"
+    return f"{rec['threads']} CPU thread{'s' if rec['threads'] != 1 else ''}"
+
+
 def _started_from(training: dict) -> list[str]:
     """Lines for a model trained on from another one's weights (``train --init-from``)."""
     before = training.get("started_from")
@@ -77,9 +96,7 @@ def _card_markdown(card: dict, model_path: Path) -> str:
         f"- data: {tr['data']}",
         (f"- styles: {rec['styles'] or 'all'}; seeds {rec['seeds']}; faces rendered at "
         f"{rec['face_px']} px"),
-        (f"- a pool of {rec['pool']} pasted crops and the cards of {rec.get('scenes', 0)} "
-         f"whole rendered training scenes (seed {rec.get('scene_seed', '-')}, cut as the "
-         "detector cuts them), each pass turned by a random multiple of"
+        (f"- {_pool(rec, tr['history'])}, each pass turned by a random multiple of"
         f" 90 degrees; {rec['minutes']} min budget (at most {rec['max_passes']} passes), batch"
         f" {rec['batch']}, AdamW, warm-up + cosine lr peak {rec['lr']}, widths {rec['widths']}"),
         ("- augmentation: full 360-degree rotation, scale/offset/perspective jitter, "
@@ -90,7 +107,7 @@ def _card_markdown(card: dict, model_path: Path) -> str:
         " or defocus blur, dim or blown-out light, a small card, heavy JPEG)"),
         (f"- losses: cross-entropy on suit, rank, kind; cosine-margin classifier over the 216 "
         f"cards on the embedding; trained in {tr['seconds'] / 60:.1f} min on "
-        f"{rec['threads']} CPU thread{'s' if rec['threads'] != 1 else ''}, rendering included"),
+        f"{_trained_on(rec)}, rendering included"),
         f"- last epoch: {tr['history'][-1] if tr['history'] else 'n/a'}",
         *_started_from(tr), "",
         "## Measured accuracy", "",

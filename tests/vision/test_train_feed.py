@@ -66,6 +66,7 @@ def test_streamed_training_of_two_sizes_exports_both_and_the_checkpoint(tmp_path
     assert "QLinearConv" not in _ops(out)  # --float: the training machine does not quantize
     history = json.loads(out.with_suffix(".json").read_text())["training"]["history"]
     assert history[-1]["pool"] > history[0]["pool"]  # the pool grew while training ran
+    assert f"grew to {history[-1]['pool']} crops" in out.with_suffix(".md").read_text()
     assert len(history[-1]["train_card_acc_by_widths"]) == 2
     capsys.readouterr()
 
@@ -90,3 +91,24 @@ def test_streamed_training_of_two_sizes_exports_both_and_the_checkpoint(tmp_path
 def _ops(model) -> set[str]:
     import onnx
     return {n.op_type for n in onnx.load(str(model)).graph.node}
+
+
+def test_a_streamed_run_waits_for_the_pool_rather_than_reuse_its_crops_more(tmp_path):
+    out = tmp_path / "tiny.onnx"
+    # A capacity the pool does not reach in the run: a full pool is trained on unthrottled.
+    assert main(["train", "--tiny", "--out", str(out), "--stream-capacity", "200000",
+                 "--max-passes", "100000", "--minutes", "0.3", "--max-reuse", "3"]) == 0
+    history = json.loads(out.with_suffix(".json").read_text())["training"]["history"]
+    assert history[-1]["pool"] < 200_000
+    # it went over its crops more than once, but never over three times what the pool held
+    assert max(rec["trained"] / rec["pool"] for rec in history) > 1
+    for rec in history:
+        assert rec["trained"] <= 3 * rec["pool"]
+    assert "at most 3.0 times its size" in out.with_suffix(".md").read_text()
+
+
+@pytest.mark.parametrize("args", [["--max-reuse", "1"], ["--max-reuse", "2"]])
+def test_max_reuse_needs_a_growing_pool_and_more_than_one(args, capsys):
+    extra = ["--stream-capacity", "2500"] if args[1] == "1" else []
+    assert main(["train", "--tiny", *args, *extra]) == 2
+    assert "--max-reuse" in capsys.readouterr().err
