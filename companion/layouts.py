@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.games.base import seat_name
+
 CALIBRATION_DIR = Path(__file__).resolve().parent.parent / "calibration"
 
 
@@ -40,6 +42,9 @@ class Mat:
         return ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
 
 
+_SEAT_PLACES = {"deni": "Deni spot", "won": "won pile", "discard": "discard pile"}
+
+
 @dataclass(frozen=True)
 class Zone:
     id: str  # "pos1".."pos7", "stock", "play0", "deni2", "won1", ...
@@ -62,6 +67,22 @@ class Layout:
                 return z
         raise LayoutError(f"layout {self.game!r} has no zone {zone_id!r}; "
                           f"zones: {', '.join(z.id for z in self.zones)}")
+
+    def place(self, zone_id: str | None) -> str:
+        """A zone in the players' words, for questions and notes: "Player 1's play spot",
+        "Position 3", "the stock". The zone's id (``play0``) means nothing to them."""
+        z = next((z for z in self.zones if z.id == zone_id), None)
+        if z is None:
+            return zone_id or "the table"
+        if z.seat is not None:
+            return f"{seat_name(z.seat)}'s {_SEAT_PLACES.get(z.kind, z.kind + ' spot')}"
+        if z.kind in ("ring", "centre"):
+            return f"Position {z.label}"
+        if z.kind == "stock":
+            return "the stock"
+        if z.kind == "discard":
+            return f"the {z.label.lower()} pile"
+        return f"{z.kind} pile {z.label}"
 
     def zone_at(self, x_mm: float, y_mm: float, radius_mm: float) -> Zone | None:
         """The zone whose centre is nearest to (x, y), if within ``radius_mm``."""

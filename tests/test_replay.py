@@ -202,13 +202,14 @@ def test_replay_ask_puts_the_unsure_card_to_the_person(tmp_path, monkeypatch, ca
     assert main(["replay", str(video), "--game", "kendra-kari", "--players", "4",
                  "--ask"]) == 0
     out = capsys.readouterr()
-    assert "Which card was laid on pos1?" in out.out
+    assert "Which card was laid on Position 1?" in out.out  # the zone as the players say it
+    assert "1) 5 of Phul (phul-5)" in out.out
     assert ("Player 1 play phul-5" in out.out) is named
     # left out (Enter), the next card is judged without it; unanswered (end of input), the
     # referee waits and says so
     assert ("Player 2 play surya-5" in out.out or "Player 1 play surya-5" in out.out) is \
         (typed != "")
-    assert ("still waiting for the card on pos1" in out.err) is (typed == "")
+    assert ("still waiting for the card on Position 1" in out.err) is (typed == "")
 
 
 @pytest.mark.parametrize("every_doubt", [False, True])
@@ -224,10 +225,10 @@ def test_replay_names_a_doubt_between_the_card_and_one_played(tmp_path, monkeypa
                 + ["--ask-every-doubt"] * every_doubt) == 0
     out = capsys.readouterr().out
     # 0.75 / (1 - 0.2): 94% among the cards still in play, over the tracker's 80%
-    assert ("NAMED        5 of Phul on pos1: read 75% sure, and phul-1 has been played, so "
+    assert ("NAMED        5 of Phul on Position 1: read 75% sure, and phul-1 has been played, so "
             "94%" in out) is not every_doubt
     assert ("Player 1 play phul-5" in out) is not every_doubt
-    assert ("Which card was laid on pos1?" in out) is every_doubt
+    assert ("Which card was laid on Position 1?" in out) is every_doubt
 
 
 def test_replay_ask_is_not_for_json(tmp_path, capsys):

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from companion.cards import Card
 from companion.cli import UsageError
 
 
@@ -293,7 +294,8 @@ def _replay(args: argparse.Namespace) -> int:
         print("counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
               file=sys.stderr)
         if referee.waiting_for:
-            print(f"the referee is still waiting for the card on {referee.waiting_for} to be "
+            print(f"the referee is still waiting for the card on "
+                  f"{referee.layout.place(referee.waiting_for)} to be "
                   "named (the moves after it are not judged); --ask answers such questions",
                   file=sys.stderr)
     return 0
@@ -343,9 +345,9 @@ class TerminalAsker:
         until the answer is a card, or none of these."""
         from companion.referee import RefereeError
         zone, names = asked.zone, list(asked.choices)
-        listed = "".join(f"\n  {k}) {c}" for k, c in enumerate(names, 1))
+        listed = "".join(f"\n  {k}) {Card.parse(c).name} ({c})" for k, c in enumerate(names, 1))
         while True:
-            reply = self._answer(f"Which card was laid on {zone}?{listed}\n"
+            reply = self._answer(f"Which card was laid on {asked.place or zone}?{listed}\n"
                                  "number, card id, or Enter for none of these: ")
             if reply is None:
                 return []

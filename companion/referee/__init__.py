@@ -277,10 +277,13 @@ class Referee:
             if not ev.zone or not self.is_move_zone(ev.zone):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             choices = self.choices_for(ev)
-            names = ", ".join(f"{c} ({p:.0%})" for c, p in choices) or "no possible reading"
-            out = [RefereeOutput("unsure", f"Unsure which card lies on {ev.zone}: {names}?",
+            names = ", ".join(f"{Card.parse(c).name} ({p:.0%})" for c, p in choices) \
+                or "no possible reading"
+            place = self.layout.place(ev.zone)
+            out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
+                                 place=place,
                                  readings=ev.candidates, track=ev.track_id)]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
@@ -338,7 +341,7 @@ class Referee:
         return set(self._table.get(ev.zone or "", ())) | ({named} if named else set())
 
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
-        out = [RefereeOutput("named", named.text(ev.zone), ev.last_frame, ev.timestamp,
+        out = [RefereeOutput("named", named.text(self.layout.place(ev.zone)), ev.last_frame, ev.timestamp,
                              choices=(named.card.id,), zone=ev.zone or "")]
         return out + self._track_event(replace(ev, kind="appeared", card_id=named.card.id,
                                                confidence=named.sure, needed=None))
@@ -353,9 +356,11 @@ class Referee:
         Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
         art no played card was seen again on another spot."""
         choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED))
-        out = [RefereeOutput("doubt", f"{card.name} was read on {ev.zone}, but it has been "
+        place = self.layout.place(ev.zone)
+        out = [RefereeOutput("doubt", f"{card.name} was read on {place}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
-                             ev.timestamp, choices=choices, zone=ev.zone, track=ev.track_id)]
+                             ev.timestamp, choices=choices, zone=ev.zone, place=place,
+                             track=ev.track_id)]
         self._doubted.add(ev.track_id)
         return out + self._add_seen(ev, "unsure")
 

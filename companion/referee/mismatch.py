@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from companion.cards import Card
-from companion.games.base import Ruling, Verdict, seat_name
+from companion.games.base import Ruling, Verdict
 from companion.layouts import Layout
 from companion.referee.values import RefereeOutput
 
@@ -47,9 +47,7 @@ def spot_problems(tops: dict[str, Card], rulings: list[Ruling], layout: Layout,
         ruling = last.get(top) if is_move_zone(zone_id) else None
         if ruling is not None and ruling.verdict is Verdict.ILLEGAL \
                 and not already_played(top):
-            zone = layout.zone(zone_id)
-            problems.append(f"{top.name} on {seat_name(zone.seat)}'s {zone.kind} "
-                            "spot was refused; take it back")
+            problems.append(f"{top.name} on {layout.place(zone_id)} was refused; take it back")
     return problems
 
 

@@ -36,6 +36,7 @@ class RefereeOutput:
     replaces: bool = False
     # doubt and unsure: the zone asked about (answered with ``Referee.confirm``); named
     zone: str = ""
+    place: str = ""  # the zone in the players' words (``Layout.place``): "Position 3"
     # unsure: the tracker's readings (card, probability), of which ``choices`` are offered
     readings: tuple[tuple[str, float], ...] = ()
     # unsure and doubt: the tracker's track of the card asked about (-1: not known). An

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from companion.cards import DeckKind
+from companion.cards import Card, DeckKind
 from companion.layouts import load_layout
 from companion.web.capture import CardOverlay, FeedItem, Observation
 
@@ -317,7 +317,8 @@ def _which_card(text: str, readings, zone: str | None, frame: int,
     of the card, asked about at its frame ``asked_at`` (the answer names that card)."""
     p = dict(readings)
     cards = offered if offered is not None else tuple(c for c, _ in readings)
-    choices = tuple({"value": c, "label": f"{c} ({p[c]:.0%})" if c in p else c} for c in cards)
+    choices = tuple({"value": c, "label": f"{Card.parse(c).name} ({p[c]:.0%})" if c in p
+                     else Card.parse(c).name} for c in cards)
     return Observation("unsure", text=text,
                        choices=choices + ({"value": "none", "label": "none of these"},),
                        context={"zone": zone, "via": "vision", "frame": frame,
@@ -334,8 +335,8 @@ def _convert(out, offset: int = 0) -> list[Observation]:
                                           for i, c in enumerate(out.choices)),
                             context={"question_id": out.question_id, "via": "vision"})]
     if out.kind == "unsure":
-        return [_which_card(f"Which card was laid on {out.zone}?", out.readings, out.zone,
-                            offset + out.frame, out.choices, out.track, out.frame)]
+        return [_which_card(f"Which card was laid on {out.place or out.zone}?", out.readings,
+                            out.zone, offset + out.frame, out.choices, out.track, out.frame)]
     if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
         return [_which_card(out.text, (), out.zone, offset + out.frame, out.choices,
                             out.track, out.frame)]
@@ -365,7 +366,6 @@ def _card_overlays(fr) -> tuple[CardOverlay, ...]:
         cid = cls.card_ids[i] if i < len(cls.card_ids) else None
         label = cid or ("face down" if cls.face_down[i] > 0.5 else "?")
         if cid:
-            from companion.cards import Card
             label = Card.parse(cid).name
         out.append(CardOverlay(tuple(det.centers_px[i]), float(det.radii_px[i]), label,
                                float(cls.confidence[i])))

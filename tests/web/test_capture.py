@@ -267,7 +267,8 @@ def test_the_dashboards_question_about_an_unsure_card_leaves_out_cards_already_p
     (asked,) = [o for out in ref.observe([doubt], 60) for o in _convert(out)]
     assert asked.kind == "unsure" and asked.context["zone"] == where.id
     assert [c["value"] for c in asked.choices] == [b.cards[0].id, "none"]
-    assert asked.choices[0]["label"] == f"{b.cards[0].id} (30%)"
+    assert asked.choices[0]["label"] == f"{b.cards[0].name} (30%)"  # a name, not an id
+    assert asked.text == f"Which card was laid on Player {b.player + 1}'s play spot?"
     # what was read goes with the question: the answer corrects it (the profile learns)
     assert asked.context["reading"] == [[a.cards[0].id, 0.4], [b.cards[0].id, 0.3]]
 
