@@ -121,7 +121,8 @@ def identify_image(img: np.ndarray) -> list[dict[str, Any]]:
         cid = cls.card_ids[i]
         out.append({"card": cid, "confidence": float(cls.confidence[i]),
                     "face_down": float(cls.face_down[i]),
-                    "top": [{"card": c, "p": p} for c, p in cls.topk[i]]})
+                    "top": [{"card": c, "name": Card.parse(c).name, "p": p}
+                            for c, p in cls.topk[i]]})
     out.sort(key=lambda r: (r["card"] is None, -r["confidence"]))
     return out
 

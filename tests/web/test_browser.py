@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -218,6 +219,17 @@ def test_learn_page_identifies_an_uploaded_card(server, page, tmp_path):
     page.wait_for_selector("#card-view:not([hidden])", timeout=20_000)
     assert page.inner_text("#c-name") == card.name
     assert "Harps" in page.inner_text("#c-suit")
+    # the readings after the first are named too, as a beginner reads them, not by id
+    reading = page.inner_text("#c-reading")
+    assert reading.startswith(f"Read as {card.name}")
+    assert not re.search(r"[a-z]-(\d|vizier|raja)", reading), reading
+    # the look-up lists suits by name, under their deck
+    assert page.eval_on_selector(
+        "#pick-suit", "s => [...s.querySelectorAll('optgroup')].map(g => g.label + ': ' + "
+        "[...g.children].map(o => o.textContent).join(' '))") == [
+        "Mughal: Surya Chandra Barat Phul Kumancha Ghulam Cheng Shamsher",
+        ("Dashavatara: Matsya Kurma Varaha Narasimha Vamana Parashurama Rama Balarama Buddha "
+         "Kalki")]
 
 
 def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):

@@ -343,12 +343,15 @@ function showCard(c, reading) {
 async function identify(resp) {
   if (!resp.card) { $("#learn-msg").textContent = resp.message; return; }
   const r = resp.readings[0];
-  showCard(resp.card, `Read as ${resp.card.name} (${Math.round(r.confidence * 100)}%)` + (r.top.length > 1 ? `; next: ${r.top.slice(1).map((t) => t.card).join(", ")}` : ""));
+  showCard(resp.card, `Read as ${resp.card.name} (${Math.round(r.confidence * 100)}%)` + (r.top.length > 1 ? `; next: ${r.top.slice(1).map((t) => t.name).join(", ")}` : ""));
   $("#learn-msg").textContent = "";
 }
 async function initLearn() {
-  SUIT_IDS.forEach((s) => $("#pick-suit").append(el("option", { value: s }, s)));
-  RANK_IDS.forEach((r) => $("#pick-rank").append(el("option", { value: r }, r)));
+  const title = (s) => s[0].toUpperCase() + s.slice(1);
+  const decks = [el("optgroup", { label: "Mughal" }), el("optgroup", { label: "Dashavatara" })];
+  SUIT_IDS.forEach((s, i) => decks[i < 8 ? 0 : 1].append(el("option", { value: s }, title(s))));
+  $("#pick-suit").append(...decks);
+  RANK_IDS.forEach((r) => $("#pick-rank").append(el("option", { value: r }, title(r))));
   const pick = async () => { const game = App.state && App.state.game ? App.state.game.game : ""; showCard(await api(`/api/card/${$("#pick-suit").value}-${$("#pick-rank").value}?game=${game}`)); };
   $("#pick-suit").onchange = pick; $("#pick-rank").onchange = pick;
   $("#upload-form").onsubmit = async (ev) => {
