@@ -234,10 +234,12 @@ def test_learn_page_identifies_an_uploaded_card(server, page, tmp_path):
 
 def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     """The Enrol page on the demo's camera: scan, keep one card's name, confirm, save."""
+    from companion.cards import Card
     from companion.vision.enroll import load_profile
     profiles = tmp_path / "profiles"
     srv = server("--profiles-dir", str(profiles))
     page.goto(srv.url + "/enroll")
+    assert page.is_hidden("#e-confirm")  # nothing to confirm before a scan
     deadline = time.monotonic() + 60
     while not page.query_selector("#e-cards select"):  # the film shows cards within seconds
         assert time.monotonic() < deadline, page.inner_text("#e-msg")
@@ -246,6 +248,10 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
                                ".includes('looking')")
         time.sleep(0.5)
     picks = page.query_selector_all("#e-cards select")
+    # each card is offered by its name, under its suit
+    assert picks[0].eval_on_selector("option[value='matsya-1']",
+                                     "o => o.parentElement.label + ': ' + o.textContent") \
+        == "Matsya: 1 of Matsya"
     values = [sel.input_value() for sel in picks]
     faces = [i for i, v in enumerate(values) if v not in ("", "back")]
     keep = faces[0] if faces else 0  # a face-up card's, offered with the model's reading
@@ -257,6 +263,8 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     name = picks[keep].input_value()
     page.click("#e-confirm")
     page.wait_for_function("document.querySelector('#e-draft').textContent.includes('1 card')")
+    assert page.inner_text("#e-draft").endswith(
+        "the back" if name == "back" else Card.parse(name).name)
     page.fill("#e-name", "table-deck")
     page.click("#e-save button[type=submit]")
     page.wait_for_function("document.querySelector('#e-msg').textContent.includes('saved')")

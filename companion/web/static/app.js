@@ -26,6 +26,11 @@ async function api(path, opts = {}) {
   return data;
 }
 const SUIT_RGB = {};
+const title = (s) => s[0].toUpperCase() + s.slice(1);
+function cardName(id) {  // as companion.cards names it: "10 of Matsya", "Raja of Cheng"
+  const i = id.lastIndexOf("-"), rank = id.slice(i + 1);
+  return `${/^\d+$/.test(rank) ? rank : title(rank)} of ${title(id.slice(0, i))}`;
+}
 const seatName = (g, s) => (g && g.seats && g.seats[s]) || `Player ${s + 1}`;
 
 // ---- shared: status line, announcements, speech ----------------------------------------
@@ -347,7 +352,6 @@ async function identify(resp) {
   $("#learn-msg").textContent = "";
 }
 async function initLearn() {
-  const title = (s) => s[0].toUpperCase() + s.slice(1);
   const decks = [el("optgroup", { label: "Mughal" }), el("optgroup", { label: "Dashavatara" })];
   SUIT_IDS.forEach((s, i) => decks[i < 8 ? 0 : 1].append(el("option", { value: s }, title(s))));
   $("#pick-suit").append(...decks);
@@ -367,12 +371,13 @@ async function initLearn() {
 
 // ---- Enrol a deck -----------------------------------------------------------------------
 function showDraft(d) {
-  $("#e-draft").textContent = d.count ? `${d.count} card(s) confirmed (${d.decks.join(", ")}): ${d.cards.join(", ")}` : "No cards confirmed yet.";
+  $("#e-draft").textContent = d.count ? `${d.count} card(s) confirmed (${d.decks.join(", ")}): ${d.cards.map((c) => c === "back" ? "the back" : cardName(c)).join(", ")}` : "No cards confirmed yet.";
 }
 function cardPicker(index, reading) {
   const sel = el("select", { "data-index": String(index), "aria-label": `name of card ${index + 1}` }, el("option", { value: "" }, "skip this card"),
     el("option", { value: "back" }, "the deck's back (face down)"));
-  SUIT_IDS.forEach((s) => RANK_IDS.forEach((r) => sel.append(el("option", { value: `${s}-${r}` }, `${s}-${r}`))));
+  SUIT_IDS.forEach((s) => sel.append(el("optgroup", { label: title(s) },
+    ...RANK_IDS.map((r) => el("option", { value: `${s}-${r}` }, cardName(`${s}-${r}`))))));
   sel.value = reading || "";
   return sel;
 }
