@@ -132,7 +132,7 @@ async function drawTracker() {
   const deck = $("#deck").value;
   const t = await api("/api/tracker" + (deck ? `?deck=${deck}` : ""));
   const box = $("#tracker"); box.innerHTML = "";
-  $("#count").textContent = `${t.played} of ${t.total} cards played · ${t.deck} deck · ${t.rank_order} rank order`;
+  $("#count").textContent = `${t.played} of ${t.total} cards played · ${title(t.deck)} deck · ${t.rank_order} rank order`;
   for (const s of t.suits) {
     const row = el("div", { class: "row" }, el("span", { class: "suitname" }, el("span", { class: "dot", style: `background:rgb(${s.rgb})` }), s.title + (s.weak ? " ↓" : "")));
     for (const c of s.cards) row.append(el("span", { class: `cell ${c.status}`, title: `${c.rank} of ${s.title}: ${c.status}` }, c.rank));
@@ -236,7 +236,7 @@ function initConfirm() {
 let games = [];
 function drawSetupGame() {
   const g = games.find((x) => x.name === $("#s-game").value); if (!g) return;
-  $("#s-doc").textContent = `${g.min_players}-${g.max_players} players${g.deck ? " · " + g.deck + " deck" : ""}. ${g.doc || ""}`;
+  $("#s-doc").textContent = `${g.min_players}-${g.max_players} players${g.deck ? " · " + title(g.deck) + " deck" : ""}. ${g.doc || ""}`;
   const p = $("#s-players"); p.min = g.min_players; p.max = g.max_players;
   p.value = Math.min(Math.max(Number(p.value), g.min_players), g.max_players);
   drawSeats();
@@ -335,7 +335,7 @@ function showCard(c, reading) {
   $("#card-view").hidden = false;
   $("#c-name").textContent = c.name; $("#c-indian").textContent = c.indian_name;
   $("#disc").style.borderColor = `rgb(${c.rgb})`; $("#disc").textContent = c.is_face ? c.rank[0] : c.rank;
-  $("#c-suit").textContent = `${c.suit[0].toUpperCase() + c.suit.slice(1)} (${c.suit_english}) · ${c.deck} deck`;
+  $("#c-suit").textContent = `${title(c.suit)} (${c.suit_english}) · ${title(c.deck)} deck`;
   $("#c-emblem").textContent = c.emblem; $("#c-colour").textContent = c.colour;
   $("#c-rank").textContent = `${c.rank} — number ${c.place} of 12 in its suit${c.weak_suit ? " (a reversed suit)" : ""}`;
   const lad = $("#c-ladder"); lad.innerHTML = ""; lad.className = "ladder";
