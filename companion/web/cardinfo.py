@@ -200,9 +200,18 @@ def scoreboard(store: Store, session_id: int) -> dict[str, Any]:
                 t["points"] += scores[seat]
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1]["wins"], -kv[1]["points"]))
     return {"session": session, "games": by_game,
+            "titles": {game: _title(game) for game in by_game},
             "totals": [{"name": n, **t} for n, t in ranked],
             "sessions": [{"id": s["id"], "title": s["title"], "created": s["created"]}
                          for s in store.sessions()]}
+
+
+def _title(game: str) -> str:
+    """A game's name for people; a record of a game this version no longer has keeps its id."""
+    try:
+        return get_game(game).TITLE
+    except UnknownGameError:
+        return game
 
 
 def manual_view(module: Any, state: Any) -> dict[str, Any]:

@@ -173,6 +173,7 @@ def test_scoreboard_and_exports(start, client, bridge_record):
     board = client.get("/api/scoreboard").get_json()
     totals = {t["name"]: t for t in board["totals"]}
     assert totals["Chitra"]["wins"] == 1 and totals["Asha"]["wins"] == 0
+    assert board["titles"] == {"kendra-kari": "Kendra Kari"}  # the page heads its rounds so
     rows = list(csv.DictReader(io.StringIO(client.get("/api/export.csv").get_data(
         as_text=True))))
     assert [r["name"] for r in rows] == ["Asha", "Ben", "Chitra", "Dev"]

@@ -319,7 +319,7 @@ async function drawScores() {
     const table = el("table", { class: "scores" }, el("thead", {}, el("tr", {}, el("th", {}, "Round"), el("th", {}, "Players"), el("th", {}, "Result"), el("th", {}, "Scores"))));
     const body = el("tbody"); table.append(body);
     rounds.forEach((r) => body.append(el("tr", { class: "round" }, el("td", {}, r.round), el("td", {}, r.seats.join(", ")), el("td", {}, r.result), el("td", {}, (r.scores || []).join(" · ")))));
-    box.append(el("h3", {}, game), table);
+    box.append(el("h3", {}, s.titles[game] || game), table);
   }
 }
 function initScoreboard() {
