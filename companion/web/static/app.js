@@ -85,13 +85,13 @@ async function drawTable(st) {
   const lay = await layoutOf(g.game);
   if (lay) for (const z of lay.zones) {
     svg.append(svgEl("rect", { class: "zone", x: z.x - 36, y: z.y - 36, width: 72, height: 72, rx: 10 }));
-    const t = svgEl("text", { class: "zlabel", x: z.x - 32, y: z.y - 40 }); t.textContent = z.seat !== null && z.seat !== undefined ? `${z.kind} ${seatName(g, z.seat)}` : z.label; svg.append(t);
+    const t = svgEl("text", { class: "zlabel", x: z.x - 32, y: z.y - 40 }); t.textContent = z.seat !== null && z.seat !== undefined ? `${seatName(g, z.seat)} ${z.kind}` : z.label; svg.append(t);
     const cards = g.zones[z.id] || g.zones[z.label] || [];
     if (cards.length) {
       const id = cards[cards.length - 1], { suit, rank } = cardLabel(id);
       svg.append(svgEl("circle", { class: "disc", cx: z.x, cy: z.y, r: 30, stroke: SUIT_RGB[suit] || "#555" }));
       const a = svgEl("text", { class: "ctext", x: z.x, y: z.y - 2 }); a.textContent = rank; svg.append(a);
-      const b = svgEl("text", { class: "ctext", x: z.x, y: z.y + 13, "font-size": 9 }); b.textContent = suit; svg.append(b);
+      const b = svgEl("text", { class: "ctext", x: z.x, y: z.y + 13, style: `font-size:${suit.length > 8 ? 8 : 10}px` }); b.textContent = title(suit); svg.append(b);
     }
   }
   const hands = $("#hands"); hands.innerHTML = "";
