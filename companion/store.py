@@ -378,7 +378,8 @@ class Store:
         """Replace an active event by ``new_payload`` (same seq), or delete it (None).
 
         The old event stays in the database with status ``replaced``/``deleted`` and a row in
-        ``corrections`` records before and after, for the deck profile to learn from.
+        ``corrections`` records before and after (kept for a deck profile to learn from one
+        day; nothing reads them back yet).
         """
         with self._tx() as db:
             r = db.execute(f"SELECT {self._EVENT_COLS} FROM events WHERE id=?",

@@ -430,7 +430,7 @@ class TableSession:
             context = p.payload.get("context", {})
             out: dict[str, Any] = {"answered": pending_id}
             if p.kind == "unsure":
-                # what the model read and what the players said: the deck profile learns
+                # what the model read and what the players said, kept (nothing learns from it yet)
                 self.store.record_correction(live.game_id, None,
                                              {"reading": context.get("reading"),
                                               "zone": context.get("zone")},

@@ -269,7 +269,7 @@ def test_the_dashboards_question_about_an_unsure_card_leaves_out_cards_already_p
     assert [c["value"] for c in asked.choices] == [b.cards[0].id, "none"]
     assert asked.choices[0]["label"] == f"{b.cards[0].name} (30%)"  # a name, not an id
     assert asked.text == f"Which card was laid on Player {b.player + 1}'s play spot?"
-    # what was read goes with the question: the answer corrects it (the profile learns)
+    # what was read goes with the question, and is stored with the answer
     assert asked.context["reading"] == [[a.cards[0].id, 0.4], [b.cards[0].id, 0.3]]
 
 
