@@ -312,9 +312,10 @@ def _which_card(text: str, readings, zone: str | None, frame: int,
                 asked_at: int = -1) -> Observation:
     """A question about the card on ``zone``: one button per offered card (all the
     ``readings`` (card, probability) by default), and "none of these"; the answer goes to
-    ``Referee.confirm`` or ``dismiss``. The readings are kept with the question: the
-    players' answer is stored beside them (``corrections``; nothing learns from it yet). ``track``: the tracker's track
-    of the card, asked about at its frame ``asked_at`` (the answer names that card)."""
+    ``Referee.confirm`` or ``dismiss``. The readings are kept with the question, and the
+    players' answer is stored beside them (``corrections``; nothing learns from it yet).
+    ``track``: the tracker's track of the card, asked about at its frame ``asked_at`` (the
+    answer names that card)."""
     p = dict(readings)
     cards = offered if offered is not None else tuple(c for c, _ in readings)
     choices = tuple({"value": c, "label": f"{Card.parse(c).name} ({p[c]:.0%})" if c in p
