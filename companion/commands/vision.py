@@ -42,7 +42,8 @@ def _register_train(sub) -> None:
                         "(for many cores; default: render the pool first)")
     p.add_argument("--max-reuse", type=float, default=None,
                    help="with --stream-capacity: train on at most this many times the crops "
-                        "the pool holds, waiting for it to grow until it is full (default: no limit)")
+                        "the pool holds, waiting for it to grow until it is full (default: no "
+                        "limit)")
     p.add_argument("--widths", default=None, help="the network's widths, e.g. 16,32,64,128")
     p.add_argument("--also-widths", default=None,
                    help="other sizes to train on the same batches, e.g. 24,48,96,192;32,64,"

@@ -341,8 +341,8 @@ class Referee:
         return set(self._table.get(ev.zone or "", ())) | ({named} if named else set())
 
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
-        out = [RefereeOutput("named", named.text(self.layout.place(ev.zone)), ev.last_frame, ev.timestamp,
-                             choices=(named.card.id,), zone=ev.zone or "")]
+        out = [RefereeOutput("named", named.text(self.layout.place(ev.zone)), ev.last_frame,
+                             ev.timestamp, choices=(named.card.id,), zone=ev.zone or "")]
         return out + self._track_event(replace(ev, kind="appeared", card_id=named.card.id,
                                                confidence=named.sure, needed=None))
 
