@@ -457,6 +457,13 @@ class Store:
         return [AnnouncementRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]))
                 for r in rows]
 
+    def retracted(self, game_id: int, limit: int = 200) -> list[int]:
+        """Ids of the game's latest announcements that a re-judged move took back: a page
+        that already shows them removes them."""
+        rows = self._query("SELECT id FROM announcements WHERE game_id=? AND retracted=1 "
+                           "ORDER BY id DESC LIMIT ?", (game_id, limit))
+        return sorted(r[0] for r in rows)
+
     # ---- pending questions --------------------------------------------------------------
 
     def add_pending(self, game_id: int, kind: str, payload: dict[str, Any]) -> PendingRow:

@@ -494,7 +494,8 @@ class TableSession:
                            "moves": moves[-60:], "move_count": len(moves), "turn": turn,
                            "hand_counts": list(hands) if hands is not None else None,
                            "zones": zone_cards(live.move_events, ref, live.module),
-                           "pending": [p.to_json() for p in self.store.pending(live.game_id)]}
+                           "pending": [p.to_json() for p in self.store.pending(live.game_id)],
+                           "retracted": self.store.retracted(live.game_id)}
             if any(p["kind"] == "unsure" for p in out["game"]["pending"]):
                 # for the answer "another card" (see ``answer``)
                 out["game"]["cards"] = answer_cards(live)

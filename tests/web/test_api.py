@@ -74,10 +74,16 @@ def test_a_correction_rejudges_from_that_move(start, client, app, bridge_record)
     moves = client.get("/api/state").get_json()["game"]["moves"]
     assert all(m["ruling"]["verdict"] != "illegal" for m in moves)
     second = moves[2]
+    said = [a["id"] for a in client.get("/api/announcements").get_json()["announcements"]
+            if a["event_id"] == second["id"]]
+    assert said and client.get("/api/state").get_json()["game"]["retracted"] == []
     wrong = {**second["move"], "player": (second["move"]["player"] + 1) % 4}
     r = client.post(f"/api/moves/{second['id']}/correct", json={"move": wrong})
     assert r.status_code == 200, r.get_json()
-    after = client.get("/api/state").get_json()["game"]["moves"]
+    # what was announced for the move as first judged is taken back from open pages
+    state = client.get("/api/state").get_json()["game"]
+    assert set(said) <= set(state["retracted"])
+    after = state["moves"]
     assert after[2]["move"]["player"] == wrong["player"] and after[2]["corrected"]
     assert after[2]["ruling"]["verdict"] == "illegal"  # out of turn now
     assert len(after) == len(moves)  # nothing lost: later moves are re-judged, not dropped

@@ -169,6 +169,23 @@ def test_table_page_shows_the_bridge_soon_after_its_frame(server, page):
     assert page.locator("#hands > span").count() == 4
 
 
+def test_the_table_page_takes_back_what_a_corrected_move_announced(server, page):
+    srv = server("--source", "replay", "--demo-speed", str(DEMO_SPEED))
+    page.goto(srv.url + "/")
+    deadline = time.monotonic() + 30
+    while (srv.get("/api/state")["game"] or {}).get("move_count", 0) < 3:
+        assert time.monotonic() < deadline, "the demo made no moves"
+        time.sleep(0.2)
+    move = srv.get("/api/state")["game"]["moves"][1]
+    said = [a for a in srv.get("/api/announcements")["announcements"]
+            if a["event_id"] == move["id"]]
+    page.wait_for_selector(f'#feed li[data-id="{said[0]["id"]}"]')
+    other = {**move["move"], "player": (move["move"]["player"] + 2) % 4}
+    srv.post(f"/api/moves/{move['id']}/correct", {"move": other})
+    page.wait_for_selector(f'#feed li[data-id="{said[0]["id"]}"]', state="detached",
+                           timeout=10_000)
+
+
 def test_a_correction_round_trips(server, page):
     srv = server("--demo-speed", str(DEMO_SPEED))
     deadline = time.monotonic() + 30

@@ -79,6 +79,11 @@ async function drawTable(st) {
   const last = st.last;
   $("#game-title").textContent = g ? `${g.title} · round ${g.number}` : last ? `${last.title} · round ${last.number} · finished` : "No game yet — choose one on Setup";
   drawPending(g, $("#questions"), "");
+  // announcements of a move judged again (a correction, a card named late) are taken back
+  for (const id of (g && g.retracted) || []) {
+    const li = $(`#feed li[data-id="${id}"]`); if (li) li.remove();
+    if ($("#big").dataset.id === String(id)) { $("#big").textContent = ""; delete $("#big").dataset.id; }
+  }
   const svg = $("#diagram"); svg.innerHTML = "";
   if (!g) { $("#turn").textContent = last ? last.result : ""; $("#hands").innerHTML = ""; return; }
   $("#turn").textContent = g.turn !== null && g.turn !== undefined ? `To play: ${seatName(g, g.turn)}` : `${g.move_count} moves seen`;
@@ -121,7 +126,7 @@ function initTable() {
   App.annListeners.push((a, live) => {
     const feed = $("#feed"); feed.prepend(feedItem(a));
     while (feed.children.length > 200) feed.lastChild.remove();
-    if (a.prominent) $("#big").textContent = withNames(a.text, a.game_id);
+    if (a.prominent) { $("#big").textContent = withNames(a.text, a.game_id); $("#big").dataset.id = a.id; }
   });
   const img = $("#live");
   img.onerror = () => setTimeout(() => { img.src = "/video.mjpg?" + Date.now(); }, 1000);
