@@ -137,7 +137,7 @@ async function drawTracker() {
   const deck = $("#deck").value;
   const t = await api("/api/tracker" + (deck ? `?deck=${deck}` : ""));
   const box = $("#tracker"); box.innerHTML = "";
-  $("#count").textContent = `${t.played} of ${t.total} cards played · ${title(t.deck)} deck · ${t.rank_order} rank order`;
+  $("#count").textContent = `${t.played} of ${t.total} cards played · ${title(t.deck)} deck · ${t.rank_order.startsWith("as ") ? "ranks " + t.rank_order : t.rank_order + " rank order"}`;
   for (const s of t.suits) {
     const row = el("div", { class: "row" }, el("span", { class: "suitname" }, el("span", { class: "dot", style: `background:rgb(${s.rgb})` }), s.title + (s.weak ? " ↓" : "")));
     for (const c of s.cards) row.append(el("span", { class: `cell ${c.status}`, title: `${c.rank} of ${s.title}: ${c.status}` }, c.rank));
