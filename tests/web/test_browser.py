@@ -408,7 +408,7 @@ def test_scoreboard_persists_across_a_server_restart(server, page, tmp_path):
     page.goto(srv.url + "/scoreboard")
     page.wait_for_selector("#totals tbody tr")
     before = page.inner_text("#rounds")
-    assert "kanji-guti" in before and "Omar won" in before
+    assert "Kanji-guti" in before and "Omar won" in before  # the game by its name
     srv.kill()  # kill -9: nothing is flushed on the way out
     srv2 = server(db=db)
     page.goto(srv2.url + "/scoreboard")
