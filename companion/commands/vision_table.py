@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from companion.cards import Card
 from companion.cli import UsageError
+from companion.referee.values import card_words
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -345,7 +345,7 @@ class TerminalAsker:
         until the answer is a card, or none of these."""
         from companion.referee import RefereeError
         zone, names = asked.zone, list(asked.choices)
-        listed = "".join(f"\n  {k}) {Card.parse(c).name} ({c})" for k, c in enumerate(names, 1))
+        listed = "".join(f"\n  {k}) {card_words(c)} ({c})" for k, c in enumerate(names, 1))
         while True:
             reply = self._answer(f"Which card was laid on {asked.place or zone}?{listed}\n"
                                  "number, card id, or Enter for none of these: ")

@@ -59,6 +59,7 @@ from companion.referee.values import (
     Fact,
     RefereeError,
     RefereeOutput,
+    card_words,
     parse_card,
     pictured_table,
 )
@@ -277,7 +278,7 @@ class Referee:
             if not ev.zone or not self.is_move_zone(ev.zone):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             choices = self.choices_for(ev)
-            names = ", ".join(f"{Card.parse(c).name} ({p:.0%})" for c, p in choices) \
+            names = ", ".join(f"{card_words(c)} ({p:.0%})" for c, p in choices) \
                 or "no possible reading"
             place = self.layout.place(ev.zone)
             out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",

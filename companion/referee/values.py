@@ -98,6 +98,13 @@ class Derivation:
     questions: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
 
+def card_words(card_id: str) -> str:
+    """A reading for people: the card's name ("10 of Matsya"), or the reading as it is
+    when it names no card."""
+    card = parse_card(card_id)
+    return card.name if card is not None else card_id
+
+
 def parse_card(card_id: str | None) -> Card | None:
     if card_id is None:
         return None

@@ -22,6 +22,7 @@ import numpy as np
 
 from companion.cards import Card, DeckKind
 from companion.layouts import load_layout
+from companion.referee.values import card_words
 from companion.web.capture import CardOverlay, FeedItem, Observation
 
 if TYPE_CHECKING:
@@ -318,8 +319,8 @@ def _which_card(text: str, readings, zone: str | None, frame: int,
     answer names that card)."""
     p = dict(readings)
     cards = offered if offered is not None else tuple(c for c, _ in readings)
-    choices = tuple({"value": c, "label": f"{Card.parse(c).name} ({p[c]:.0%})" if c in p
-                     else Card.parse(c).name} for c in cards)
+    choices = tuple({"value": c, "label": f"{card_words(c)} ({p[c]:.0%})" if c in p
+                     else card_words(c)} for c in cards)
     return Observation("unsure", text=text,
                        choices=choices + ({"value": "none", "label": "none of these"},),
                        context={"zone": zone, "via": "vision", "frame": frame,
