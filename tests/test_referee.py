@@ -257,3 +257,10 @@ def test_a_doubt_about_a_pile_or_off_the_zones_is_not_asked():
     (out,) = ref.observe([ev], 6, 0.6)
     assert out.readings == ev.candidates and out.to_json()["readings"] == [
         ["barat-3", 0.5], ["barat-8", 0.3]]
+
+
+def test_a_reading_is_worded_for_people_and_one_that_names_no_card_is_kept():
+    from companion.referee.values import card_words
+    assert card_words("matsya-10") == "10 of Matsya"
+    assert card_words("cheng-raja") == "Raja of Cheng"
+    assert card_words("smudge") == "smudge"  # an odd reading is shown, never an error
