@@ -187,6 +187,7 @@ def test_the_table_page_takes_back_what_a_corrected_move_announced(server, page)
 
 
 def test_a_correction_round_trips(server, page):
+    from companion.cards import Card
     srv = server("--demo-speed", str(DEMO_SPEED))
     deadline = time.monotonic() + 30
     while (srv.get("/api/state")["game"] or {}).get("move_count", 0) < 4:
@@ -198,6 +199,15 @@ def test_a_correction_round_trips(server, page):
     event_id = int(item.get_attribute("data-event"))
     before = next(m for m in srv.get("/api/state")["game"]["moves"] if m["id"] == event_id)
     item.click()
+    # the ids in the form are named as the cards they are, and a typo says so
+    cards = before["move"].get("cards", [])
+    named = ", ".join(Card.parse(c).name for c in cards)
+    assert page.inner_text("#c-cards-named") == (f"Cards: {named}" if cards else "No cards")
+    page.fill("#c-cards", "surya-13")
+    assert page.inner_text("#c-cards-named") == 'Cards: "surya-13" is no card'
+    page.fill("#c-cards", "surya-7 cheng-raja")
+    assert page.inner_text("#c-cards-named") == "Cards: 7 of Surya, Raja of Cheng"
+    page.fill("#c-cards", " ".join(cards))
     other = (before["move"]["player"] + 2) % 4
     page.select_option("#c-player", str(other))
     page.click("#correct-form button[type=submit]")

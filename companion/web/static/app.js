@@ -221,9 +221,17 @@ function openCorrection(g, m) {
   g.seats.forEach((n, i) => sel.append(el("option", { value: i }, n)));
   sel.value = m.move.player; $("#c-action").value = m.move.action;
   $("#c-cards").value = (m.move.cards || []).join(" "); $("#c-target").value = m.move.target || "";
+  nameTypedCards();
+}
+function nameTypedCards() {  // the ids typed, as the cards they name (or a word that they do not)
+  const ids = $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
+  const isCard = (id) => SUIT_IDS.includes(id.slice(0, id.lastIndexOf("-"))) && RANK_IDS.includes(id.slice(id.lastIndexOf("-") + 1));
+  $("#c-cards-named").textContent = ids.length ? "Cards: " + ids.map((id) => isCard(id) ? cardName(id) : `"${id}" is no card`).join(", ") : "No cards";
 }
 function initConfirm() {
   App.listeners.push(drawConfirm);
+  SUIT_IDS.forEach((su) => RANK_IDS.forEach((r) => $("#c-card-list").append(el("option", { value: `${su}-${r}` }, cardName(`${su}-${r}`)))));
+  $("#c-cards").oninput = nameTypedCards;
   $("#correct-form").onsubmit = async (ev) => {
     ev.preventDefault(); if (!correcting) return;
     const cards = $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
