@@ -402,7 +402,7 @@ def _start(state: State, move: Move, cards: tuple[int, ...]) -> tuple[State, lis
     want = (0, 1)[:len(cards)]
     if parse_targets(move, len(cards)) != want:
         raise _bad(move, f"Wrong position: a new phase begins on Position 7"
-                         f"{' then position 1' if len(cards) == 2 else ''} (target "
+                         f"{' then Position 1' if len(cards) == 2 else ''} (target "
                          f"{'7,1' if len(cards) == 2 else '7'!r}), not {move.target!r}")
     second = cards[1] if len(cards) == 2 else None
     problem = start_problem(cards[0], second)

@@ -123,13 +123,13 @@ def bridge_problem(tops: tuple[int, ...], last: int, card: int) -> str | None:
         return "Bridge not valid: the last card is on Position 7, which has no opposite"
     o = OPP[last]
     if tops[o] < 0:
-        return f"Bridge not valid: no card lies on position {o}, opposite position {last}"
+        return f"Bridge not valid: no card lies on Position {o}, opposite Position {last}"
     if not matches(card, tops[last]):
         return (f"Bridge not valid: {NAMES[card]} shares neither suit nor rank with "
-                f"{NAMES[tops[last]]} on position {last}")
+                f"{NAMES[tops[last]]} on Position {last}")
     if not matches(card, tops[o]):
         return (f"Bridge not valid: {NAMES[card]} shares neither suit nor rank with "
-                f"{NAMES[tops[o]]} on position {o}, opposite position {last}")
+                f"{NAMES[tops[o]]} on Position {o}, opposite Position {last}")
     return None
 
 
@@ -158,12 +158,12 @@ def can_play(hand: int, tops: tuple[int, ...], last: int) -> bool:
 # ---- event texts, shared with the table referee -----------------------------------------
 
 def ev_play(seat: int, card: int, pos: int, how: str = "") -> Event:
-    return Event("play", f"{seat_name(seat)} plays {how}{NAMES[card]} to position {pos}",
+    return Event("play", f"{seat_name(seat)} plays {how}{NAMES[card]} to Position {pos}",
                  seat, (CARDS[card],))
 
 
 def ev_bridge(seat: int, card: int, last: int) -> list[Event]:
-    return [announcement("bridge", f"Bridge! {seat_name(seat)} links positions "
+    return [announcement("bridge", f"Bridge! {seat_name(seat)} links Positions "
                          f"{min(last, OPP[last])} and {max(last, OPP[last])} with "
                          f"{NAMES[card]}", seat, (CARDS[card],)),
             Event("gather", "The cards on the table are gathered up and taken out of the game",
@@ -174,7 +174,7 @@ def ev_start(seat: int, first: int, second: int | None) -> list[Event]:
     text = f"New phase: {seat_name(seat)} lays {NAMES[first]} on Position 7"
     cards = (CARDS[first],)
     if second is not None:
-        text += f" and {NAMES[second]} on position 1"
+        text += f" and {NAMES[second]} on Position 1"
         cards += (CARDS[second],)
     return [announcement("phase", text, seat, cards)]
 

@@ -151,7 +151,7 @@ def test_next_position_wraps_from_6_to_1_and_7_is_not_played_to():
     refused(s, mv(0, "play", ["phul-1"], "7"), "Wrong position: the next position is 1, not 7")
     s2 = position([["phul-1"]] + OTHERS, ring={1: "phul-3", 2: "phul-4"})
     s2, evs = kk.apply(s2, mv(0, "play", ["phul-1"], "3"))
-    assert evs[0].text == "Player 1 plays 1 of Phul to position 3"
+    assert evs[0].text == "Player 1 plays 1 of Phul to Position 3"
 
 
 def test_must_play_if_able():
@@ -180,7 +180,7 @@ def test_playable_drawn_card_must_be_played_at_once_and_cannot_bridge():
     refused(s, mv(0, "play", ["barat-4"], "1"), "The drawn card 9 of Surya is playable")
     refused(s, mv(0, "draw", ["phul-7"]), "Player 1 already drew")
     s, evs = kk.apply(s, mv(0, "play", ["surya-9"], "1"))
-    assert evs[0].text == "Player 1 plays the drawn card 9 of Surya to position 1"
+    assert evs[0].text == "Player 1 plays the drawn card 9 of Surya to Position 1"
     assert s.turn == 1 and s.stage is kk.Stage.NORMAL  # drawn-card-ends-turn
 
 
@@ -205,16 +205,16 @@ def test_bridge_shares_suit_or_rank_with_last_card_and_the_card_opposite():
                and len(m.cards) == 1}
     assert bridges == {"phul-7", "surya-9"}
     refused(s, mv(0, "bridge", ["phul-1"], "7"), "Bridge not valid: 1 of Phul shares neither "
-            "suit nor rank with 7 of Surya on position 3, opposite position 6")
+            "suit nor rank with 7 of Surya on Position 3, opposite Position 6")
     refused(s, mv(0, "bridge", ["surya-3"], "7"), "Bridge not valid: 3 of Surya shares neither "
-            "suit nor rank with 9 of Phul on position 6")
+            "suit nor rank with 9 of Phul on Position 6")
     refused(s, mv(0, "bridge", ["phul-7"], "1"), "Wrong position: a bridge goes to Position 7")
 
 
 def test_bridge_gathers_every_card_and_the_builder_begins_a_new_phase():
     s = position([["phul-7", "barat-4", "barat-6"]] + OTHERS, ring=RING)
     s, evs = kk.apply(s, mv(0, "bridge", ["phul-7"], "7"))
-    assert evs[0].announce and evs[0].text == ("Bridge! Player 1 links positions 3 and 6 "
+    assert evs[0].announce and evs[0].text == ("Bridge! Player 1 links Positions 3 and 6 "
                                                "with 7 of Phul")
     assert s.tops == kk.EMPTY_TOPS and s.table == 0 and accounted(s)
     assert s.captured & mask(list(RING.values()) + ["cheng-3", "phul-7"]) == mask(
@@ -228,8 +228,8 @@ def test_bridge_gathers_every_card_and_the_builder_begins_a_new_phase():
 def test_no_card_opposite_means_no_bridge():
     s = position([["ghulam-3", "ghulam-9"]] + OTHERS, ring={1: "ghulam-5"})
     assert not [m for m in kk.legal_moves(s) if m.action == "bridge"]
-    refused(s, mv(0, "bridge", ["ghulam-3"], "7"), "Bridge not valid: no card lies on position "
-            "4, opposite position 1")
+    refused(s, mv(0, "bridge", ["ghulam-3"], "7"), "Bridge not valid: no card lies on Position "
+            "4, opposite Position 1")
     s = position([["cheng-9"]] + OTHERS)  # only Position 7 is laid
     refused(s, mv(0, "bridge", ["cheng-9"], "7"), "Bridge not valid: the last card is on "
             "Position 7")
@@ -244,8 +244,8 @@ def test_two_card_turn_whose_second_card_bridges():
     refused(s, mv(0, "bridge", ["barat-4", "surya-1"], "1,7"), "Wrong match")
     refused(s, mv(0, "bridge", ["phul-1", "surya-1"], "2,7"), "Wrong position")
     s, evs = kk.apply(s, mv(0, "bridge", ["phul-1", "surya-1"], "1,7"))
-    assert [e.text for e in evs[:2]] == ["Player 1 plays 1 of Phul to position 1",
-                                         ("Bridge! Player 1 links positions 1 and 4 with "
+    assert [e.text for e in evs[:2]] == ["Player 1 plays 1 of Phul to Position 1",
+                                         ("Bridge! Player 1 links Positions 1 and 4 with "
                                           "1 of Surya")]
     assert s.stage is kk.Stage.START and accounted(s)
 
