@@ -27,9 +27,10 @@ async function api(path, opts = {}) {
 }
 const SUIT_RGB = {};
 const title = (s) => s[0].toUpperCase() + s.slice(1);
+const splitId = (id) => [id.slice(0, id.lastIndexOf("-")), id.slice(id.lastIndexOf("-") + 1)];  // [suit, rank]
 function cardName(id) {  // as companion.cards names it: "10 of Matsya", "Raja of Cheng"
-  const i = id.lastIndexOf("-"), rank = id.slice(i + 1);
-  return `${/^\d+$/.test(rank) ? rank : title(rank)} of ${title(id.slice(0, i))}`;
+  const [suit, rank] = splitId(id);
+  return `${/^\d+$/.test(rank) ? rank : title(rank)} of ${title(suit)}`;
 }
 const seatName = (g, s) => (g && g.seats && g.seats[s]) || `Player ${s + 1}`;
 
@@ -73,7 +74,7 @@ async function layoutOf(game) {
   if (!(game in layouts)) { try { layouts[game] = await api(`/api/layout/${game}`); } catch (e) { layouts[game] = null; } }
   return layouts[game];
 }
-function cardLabel(id) { const [s, r] = [id.slice(0, id.lastIndexOf("-")), id.slice(id.lastIndexOf("-") + 1)]; return { suit: s, rank: r === "vizier" ? "V" : r === "raja" ? "R" : r }; }
+function cardLabel(id) { const [s, r] = splitId(id); return { suit: s, rank: r === "vizier" ? "V" : r === "raja" ? "R" : r }; }
 async function drawTable(st) {
   const g = st.game;
   const last = st.last;
@@ -225,7 +226,7 @@ function openCorrection(g, m) {
 }
 function nameTypedCards() {  // the ids typed, as the cards they name (or a word that they do not)
   const ids = $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
-  const isCard = (id) => SUIT_IDS.includes(id.slice(0, id.lastIndexOf("-"))) && RANK_IDS.includes(id.slice(id.lastIndexOf("-") + 1));
+  const isCard = (id) => { const [suit, rank] = splitId(id); return SUIT_IDS.includes(suit) && RANK_IDS.includes(rank); };
   $("#c-cards-named").textContent = ids.length ? "Cards: " + ids.map((id) => isCard(id) ? cardName(id) : `"${id}" is no card`).join(", ") : "No cards";
 }
 function initConfirm() {
@@ -338,8 +339,8 @@ async function drawScores() {
 function initScoreboard() {
   $("#session").onchange = drawScores; App.listeners.push(drawScores);
   $("#new-session").onclick = async () => {
-    const title = prompt("Name of the new evening", "Game night"); if (title === null) return;
-    try { await api("/api/session", { json: { title } }); $("#session").innerHTML = ""; $("#session").value = ""; await drawScores(); } catch (e) { flash(e.message); }
+    const name = prompt("Name of the new evening", "Game night"); if (name === null) return;
+    try { await api("/api/session", { json: { title: name } }); $("#session").innerHTML = ""; $("#session").value = ""; await drawScores(); } catch (e) { flash(e.message); }
   };
 }
 
