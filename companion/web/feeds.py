@@ -228,7 +228,7 @@ def open_feed(spec: str, demo_seed: int = 7, demo_speed: float = 1.0):
     if spec in ("demo", "replay"):
         videos = fixture_videos()
         if reason is None and videos:
-            return VisionFeed("demo", videos)
+            return VisionFeed("demo", videos, speed=demo_speed)
         feed = GroundTruthFeed(videos, demo_speed) if videos else \
             RecordFeed(demo_playlist(demo_seed), speed=demo_speed)
         feed.label = f"{DEMO_LABEL} (the filmed games' ground truth)" if spec == "replay" \

@@ -117,14 +117,19 @@ class VisionFeed:
 
     def __init__(self, source: str, videos: list[GameVideo] | None = None,
                  game: str | None = None, players: int = 4, options: dict | None = None,
-                 stages=None):
+                 stages=None, speed: float = 1.0):
+        if speed <= 0:
+            raise ValueError(f"demo speed must be positive, got {speed}")
         self.source, self.videos = source, videos or []
         self.realtime = source.isdigit()
         self.label = "" if self.realtime else (
             "demo: the vision pipeline watching a filmed game" if self.videos
             else f"video: {Path(source).name}")
         self.game, self.players, self.options = game, players, options or {}
-        self.fps = 30.0  # the fixture videos' rate; a camera runs at its own
+        # a recording is played ``speed`` times faster than filmed (its media time is
+        # divided by it for the capture thread's pacing; the referee keeps the film's own)
+        self.speed = speed
+        self.fps = 30.0 * speed  # the fixture videos' rate; a camera runs at its own
         self._lock = threading.Lock()
         self.referee = None
         self._tracker = None  # the pipeline's, told the cards the players name
@@ -202,7 +207,8 @@ class VisionFeed:
                     obs = start + self._tracker_news(fr.events, offset) \
                         + tuple(o for out in outs for o in _convert(out, offset)) + story
                     start = ()
-                    yield FeedItem(fr.image, offset + fr.frame_index, media_t + fr.timestamp,
+                    yield FeedItem(fr.image, offset + fr.frame_index,
+                                   media_t + fr.timestamp / self.speed,
                                    _zone_polygons(pipeline, zones_mm), _card_overlays(fr),
                                    obs, fr.calibrated)
                 if switch is None:

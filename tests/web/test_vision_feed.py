@@ -107,3 +107,33 @@ def test_a_card_the_players_name_is_told_to_the_tracker_too(tmp_path):
     feed.answer("unsure", context, a.cards[0].id)
     assert told == [(1, a.cards[0].id, 35)]
     assert [r.move for r in feed.referee.rulings()] == [a]
+
+
+def test_a_recording_played_faster_is_paced_faster_and_judged_in_its_own_time(tmp_path):
+    """``serve --demo-speed 4`` played the vision demo at the film's own pace: the capture
+    thread paces a recording by the feed's timestamps, and those ignored the speed."""
+    for k in range(6):
+        cv2.imwrite(str(tmp_path / f"{k:03}.png"), render([], seed=1, noise_seed=k).image)
+
+    def stages(video, deck):
+        return NothingSeen(), None
+
+    own = list(VisionFeed(str(tmp_path), stages=stages).items())
+    fast_feed = VisionFeed(str(tmp_path), stages=stages, speed=4.0)
+    fast = list(fast_feed.items())
+    assert fast_feed.fps == 120.0
+    assert [i.index for i in fast] == [i.index for i in own]
+    assert own[-1].timestamp > 0
+    assert [4 * i.timestamp for i in fast] == [i.timestamp for i in own]
+    assert fast_feed._last[1] == own[-1].timestamp  # the referee's clock is the film's
+
+
+def test_the_served_demo_is_given_its_speed():
+    import pytest
+
+    from companion.web.feeds import open_feed, vision_reason
+    from companion.web.vision_feed import fixture_videos
+    if vision_reason() is not None or not fixture_videos():
+        pytest.skip("no shipped model or no filmed games: the demo is not the vision pipeline")
+    feed = open_feed("demo", demo_speed=4.0)
+    assert isinstance(feed, VisionFeed) and feed.fps == 120.0
