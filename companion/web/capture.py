@@ -145,7 +145,6 @@ class CaptureThread(threading.Thread):
         self.profiles_dir = Path(profiles_dir)
         self.loop, self.retry_s = loop, retry_s
         self._halt = threading.Event()
-        self.latencies: list[tuple[int, float]] = []  # (event id, seconds frame -> stored)
         self.frames = 0
         # wall-clock arrival of recent frames, so that a move the referee reports a few
         # frames late is timed from the frame it was seen in (benchmarks/bench_web.py)
@@ -191,14 +190,13 @@ class CaptureThread(threading.Thread):
                 ahead = (item.timestamp - start_media) - (time.monotonic() - start_wall)
                 if ahead > 0:
                     self._halt.wait(ahead)
-            arrived = time.monotonic()
             self.frames += 1
             self.frame_walls[item.index] = time.time()
             if len(self.frame_walls) > 900:
                 for old in list(self.frame_walls)[:300]:
                     del self.frame_walls[old]
             for obs in item.observations:
-                self._handle(obs, arrived, item.index)
+                self._handle(obs, item.index)
             self.table.camera.frame = item.index
             annotated = draw_overlays(item)
             if annotated is not None:
@@ -216,7 +214,7 @@ class CaptureThread(threading.Thread):
         if hasattr(feed, "answer"):
             def answer(kind: str, context: dict, choice) -> None:
                 for obs in feed.answer(kind, context, choice):
-                    self._handle(obs, time.monotonic())
+                    self._handle(obs)
             self.table.answer_hook = answer
         if hasattr(feed, "corners_provider"):
             feed.corners_provider = lambda: self.table.settings.get("manual_corners")
@@ -241,12 +239,12 @@ class CaptureThread(threading.Thread):
         return str(self.profiles_dir / f"{name}.npz") if name and Path(name).name == name \
             else None
 
-    def _handle(self, obs: Observation, arrived: float, index: int | None = None) -> None:
+    def _handle(self, obs: Observation, index: int | None = None) -> None:
         # under the table's lock: a game set up on the dashboard meanwhile is seen here
         with self.table.lock:
-            self._handle_locked(obs, arrived, index)
+            self._handle_locked(obs, index)
 
-    def _handle_locked(self, obs: Observation, arrived: float, index: int | None) -> None:
+    def _handle_locked(self, obs: Observation, index: int | None) -> None:
         live = self.table.live
         if live is not None and live.manual_state is not None:
             return  # the manual board is in use: the camera's table waits
@@ -255,8 +253,7 @@ class CaptureThread(threading.Thread):
                 extra = {"frame": obs.context["frame"]} if "frame" in obs.context else {}
                 seen = self.frame_walls.get(obs.context.get("frame", index))
                 extra["seen_at"] = seen if seen is not None else time.time()
-                event, _ = self.table.observe(obs.move, source="camera", extra=extra)
-                self.latencies.append((event.id, time.monotonic() - arrived))
+                self.table.observe(obs.move, source="camera", extra=extra)
             elif obs.kind in ("unsure", "question"):
                 self.table.ask(obs.kind, obs.text, list(obs.choices), obs.context)
             elif obs.kind == "settled":

@@ -59,7 +59,8 @@ def test_observations_start_a_game_and_are_judged(bridge_record):
     assert [e.payload["move"] for e in table.live.move_events] == [
         m.move.to_json() for m in moves]
     assert hub.jpeg() is not None and hub.jpeg()[1][:2] == b"\xff\xd8"
-    assert len(cap.latencies) == 5
+    # each move is timed from the frame it was seen in (benchmarks/bench_web.py)
+    assert all(e.payload["seen_at"] > 0 for e in table.live.move_events)
 
 
 def test_unplugged_camera_shows_and_resumes_within_two_seconds():
