@@ -126,9 +126,7 @@ def stream():
     except ValueError:
         abort(400, "Last-Event-ID must be a whole number")
     if after is None:  # a new page: the last few announcements, then live
-        recent = rt.store.announcements(session_id=rt.table.session_id, after_id=0,
-                                        limit=100_000)
-        after = recent[-20].id - 1 if len(recent) > 20 else 0
+        after = rt.store.before_newest(rt.table.session_id, 20)
 
     def generate():
         seen_after, version = after, -1

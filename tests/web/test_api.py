@@ -281,6 +281,23 @@ def test_sse_stream_replays_from_last_event_id(start, client, bridge_record):
     assert client.get("/api/stream", headers={"Last-Event-ID": "x"}).status_code == 400
 
 
+def test_a_page_just_opened_is_streamed_the_newest_twenty_announcements(start, client,
+                                                                        bridge_record):
+    start(client)
+    for m in bridge_record.moves:
+        client.post("/api/move", json={"move": m.to_json()})
+    anns = client.get("/api/announcements?limit=500").get_json()["announcements"]
+    assert len(anns) > 20
+    r = client.get("/api/stream", buffered=False)
+    chunks = iter(r.response)
+    text = ""
+    while "event: state" not in text:  # the announcements come first, then the state
+        text += next(chunks).decode()
+    r.close()
+    ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+    assert ids == [a["id"] for a in anns[-20:]]
+
+
 def test_a_new_evening_keeps_the_old_one_on_the_scoreboard(start, client):
     start(client)
     client.post("/api/end", json={"winners": [0]})
