@@ -207,6 +207,9 @@ def test_a_correction_round_trips(server, page):
     assert page.inner_text("#c-cards-named") == 'Cards: "surya-13" is no card'
     page.fill("#c-cards", "surya-7 cheng-raja")
     assert page.inner_text("#c-cards-named") == "Cards: 7 of Surya, Raja of Cheng"
+    page.fill("#c-cards", "surya-7 ch")  # the second card is suggested after the first
+    offered = page.eval_on_selector_all("#c-card-list option", "os => os.map(o => o.value)")
+    assert "surya-7 chandra-1" in offered and "chandra-1" not in offered
     page.fill("#c-cards", " ".join(cards))
     other = (before["move"]["player"] + 2) % 4
     page.select_option("#c-player", str(other))

@@ -224,14 +224,22 @@ function openCorrection(g, m) {
   $("#c-cards").value = (m.move.cards || []).join(" "); $("#c-target").value = m.move.target || "";
   nameTypedCards();
 }
+let suggestedAfter = null;
+function suggestNextCard() {  // the list offers every card after the ids already typed, so a second card is suggested too
+  const text = $("#c-cards").value, before = text.slice(0, Math.max(text.lastIndexOf(" "), text.lastIndexOf(",")) + 1);
+  if (before === suggestedAfter) return;
+  suggestedAfter = before;
+  $("#c-card-list").replaceChildren(...SUIT_IDS.flatMap((su) => RANK_IDS.map((r) => el("option", { value: before + `${su}-${r}` }, cardName(`${su}-${r}`)))));
+}
 function nameTypedCards() {  // the ids typed, as the cards they name (or a word that they do not)
+  suggestNextCard();
   const ids = $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
   const isCard = (id) => { const [suit, rank] = splitId(id); return SUIT_IDS.includes(suit) && RANK_IDS.includes(rank); };
   $("#c-cards-named").textContent = ids.length ? "Cards: " + ids.map((id) => isCard(id) ? cardName(id) : `"${id}" is no card`).join(", ") : "No cards";
 }
 function initConfirm() {
   App.listeners.push(drawConfirm);
-  SUIT_IDS.forEach((su) => RANK_IDS.forEach((r) => $("#c-card-list").append(el("option", { value: `${su}-${r}` }, cardName(`${su}-${r}`)))));
+  suggestNextCard();
   $("#c-cards").oninput = nameTypedCards;
   $("#correct-form").onsubmit = async (ev) => {
     ev.preventDefault(); if (!correcting) return;
