@@ -97,14 +97,18 @@ class InProcessServer:
 
 
 class Server:
-    def __init__(self, speed: float):
+    def __init__(self, speed: float, log: Path | None = None):
+        """``log``: where the server's output goes (its warnings and errors; default none)."""
         self.tmp = tempfile.TemporaryDirectory()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the server's
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "companion.cli", "serve", "--source", "demo", "--port",
              str(self.port), "--db", str(Path(self.tmp.name) / "bench.db"), "--demo-speed",
-             str(speed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             str(speed)], stdout=out, stderr=subprocess.STDOUT if log else out)
+        if log:
+            out.close()  # the server holds its own copy
         for _ in range(300):
             try:
                 self.get("/api/state")
