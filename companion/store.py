@@ -443,7 +443,9 @@ class Store:
     # ---- announcements ------------------------------------------------------------------
 
     def announcements(self, game_id: int | None = None, after_id: int = 0, limit: int = 200,
-                      session_id: int | None = None) -> list[AnnouncementRow]:
+                      session_id: int | None = None, newest: bool = False
+                      ) -> list[AnnouncementRow]:
+        """Oldest first; with ``newest``, the ``limit`` newest, newest first."""
         sql = ("SELECT id, game_id, event_id, ts, kind, text, player, prominent "
                "FROM announcements WHERE retracted=0 AND id>?")
         args: tuple = (after_id,)
@@ -453,18 +455,10 @@ class Store:
         if session_id is not None:
             sql += " AND game_id IN (SELECT id FROM games WHERE session_id=?)"
             args += (session_id,)
-        rows = self._query(sql + " ORDER BY id LIMIT ?", args + (limit,))
+        order = " ORDER BY id DESC LIMIT ?" if newest else " ORDER BY id LIMIT ?"
+        rows = self._query(sql + order, args + (limit,))
         return [AnnouncementRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]))
                 for r in rows]
-
-    def before_newest(self, session_id: int, count: int) -> int:
-        """The id after which come the session's ``count`` newest announcements (0: it has
-        no more than that): where a page just opened starts, without reading an evening's
-        worth of them."""
-        rows = self._query("SELECT id FROM announcements WHERE retracted=0 AND game_id IN "
-                           "(SELECT id FROM games WHERE session_id=?) ORDER BY id DESC "
-                           "LIMIT 1 OFFSET ?", (session_id, count))
-        return rows[0][0] if rows else 0
 
     def retracted(self, game_id: int, limit: int = 200) -> list[int]:
         """Ids of the game's latest announcements that a re-judged move took back: a page

@@ -126,7 +126,8 @@ def stream():
     except ValueError:
         abort(400, "Last-Event-ID must be a whole number")
     if after is None:  # a new page: the last few announcements, then live
-        after = rt.store.before_newest(rt.table.session_id, 20)
+        newest = rt.store.announcements(session_id=rt.table.session_id, limit=21, newest=True)
+        after = newest[-1].id if len(newest) > 20 else 0
 
     def generate():
         seen_after, version = after, -1

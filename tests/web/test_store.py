@@ -81,24 +81,20 @@ def test_events_corrections_and_announcements_round_trip(tmp_path):
     assert store.game(gid).result["winners"] == [1]
 
 
-def test_a_page_just_opened_starts_at_the_newest_announcements(tmp_path):
+def test_the_newest_announcements_come_newest_first(tmp_path):
     store = Store(tmp_path / "n.db")
     sid = store.new_session("evening")
-    assert store.before_newest(sid, 20) == 0  # nothing said yet
     gid = store.new_game(sid, "kendra-kari", 3, ["A", "B", "C"], {})
     said = [store.append_event(gid, "move", {"move": {"player": k % 3, "action": "play"}},
                                [{"kind": "play", "text": f"move {k}"}])[1][0]
             for k in range(25)]
-    assert store.before_newest(sid, 30) == 0  # fewer than that: all of them
-    start = store.before_newest(sid, 20)
-    assert [a.text for a in store.announcements(session_id=sid, after_id=start)] == \
-        [f"move {k}" for k in range(5, 25)]
+    newest = store.announcements(session_id=sid, limit=3, newest=True)
+    assert [a.text for a in newest] == ["move 24", "move 23", "move 22"]
     store.rejudge(gid, 25, {})  # the newest move judged again: its announcement retracted
-    start = store.before_newest(sid, 20)
-    assert [a.id for a in store.announcements(session_id=sid, after_id=start)] == \
-        [a.id for a in said[4:24]]
+    assert [a.id for a in store.announcements(session_id=sid, limit=3, newest=True)] == \
+        [a.id for a in said[23:20:-1]]
     other = store.new_session("another evening")
-    assert store.before_newest(other, 20) == 0  # only this session's count
+    assert store.announcements(session_id=other, newest=True) == []  # this session's only
 
 
 def test_pending_questions_are_answered_once(tmp_path):
