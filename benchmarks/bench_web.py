@@ -18,6 +18,7 @@ connected. CPU: the server's user+system time per wall second, at 30 fps input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -102,13 +103,12 @@ class Server:
         self.tmp = tempfile.TemporaryDirectory()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the server's
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion.cli", "serve", "--source", "demo", "--port",
-             str(self.port), "--db", str(Path(self.tmp.name) / "bench.db"), "--demo-speed",
-             str(speed)], stdout=out, stderr=subprocess.STDOUT if log else out)
-        if log:
-            out.close()  # the server holds its own copy
+        # the server keeps its own copy of the log file open
+        with open(log, "wb") if log else contextlib.nullcontext(subprocess.DEVNULL) as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "companion.cli", "serve", "--source", "demo", "--port",
+                 str(self.port), "--db", str(Path(self.tmp.name) / "bench.db"),
+                 "--demo-speed", str(speed)], stdout=out, stderr=subprocess.STDOUT)
         for _ in range(300):
             try:
                 self.get("/api/state")
