@@ -149,6 +149,11 @@ class WebcamSource:
         if self.width and self.height:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+        # A camera's driver queues a few frames (V4L2: 4). A pipeline slower than the
+        # camera (with a real deck's profile, 21-23 fps on a 2-core laptop) would then see
+        # every frame that many frames late; with one buffer the driver drops the stale
+        # ones instead. A driver that cannot do it ignores the request.
+        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         self._cap = cap
         return True
 

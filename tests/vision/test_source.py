@@ -90,11 +90,13 @@ class _FlakyCapture:
 
     def __init__(self, good: int, opened: bool = True):
         self.good, self.opened, self.released = good, opened, False
+        self.asked: dict[int, float] = {}  # the properties set on it
 
     def isOpened(self):
         return self.opened
 
-    def set(self, *_):
+    def set(self, prop, value):
+        self.asked[prop] = value
         return True
 
     def read(self):
@@ -122,6 +124,8 @@ def test_webcam_reconnects_after_the_camera_disappears():
     assert [f.index for f in frames] == list(range(5))
     assert cam.reconnects == 1
     assert opened[0].released
+    # each opening asks for one buffer: a slow pipeline gets the newest frame, not a stale one
+    assert opened[0].asked[cv2.CAP_PROP_BUFFERSIZE] == opened[2].asked[cv2.CAP_PROP_BUFFERSIZE] == 1
 
 
 def test_webcam_that_never_opens_is_a_clear_error():
