@@ -126,8 +126,10 @@ def stream():
     except ValueError:
         abort(400, "Last-Event-ID must be a whole number")
     if after is None:  # a new page: the last few announcements, then live
-        newest = rt.store.announcements(session_id=rt.table.session_id, limit=21, newest=True)
-        after = newest[-1].id if len(newest) > 20 else 0
+        shown = 20  # and the one before them, whose id they come after
+        newest = rt.store.announcements(session_id=rt.table.session_id, limit=shown + 1,
+                                        newest=True)
+        after = newest[-1].id if len(newest) > shown else 0
 
     def generate():
         seen_after, version = after, -1

@@ -224,6 +224,7 @@ function openCorrection(g, m) {
   $("#c-cards").value = (m.move.cards || []).join(" "); $("#c-target").value = m.move.target || "";
   nameTypedCards();
 }
+const typedCards = () => $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
 let suggestedAfter = null;
 function suggestNextCard() {  // the list offers every card after the ids already typed, so a second card is suggested too
   const text = $("#c-cards").value, before = text.slice(0, Math.max(text.lastIndexOf(" "), text.lastIndexOf(",")) + 1);
@@ -233,7 +234,7 @@ function suggestNextCard() {  // the list offers every card after the ids alread
 }
 function nameTypedCards() {  // the ids typed, as the cards they name (or a word that they do not)
   suggestNextCard();
-  const ids = $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
+  const ids = typedCards();
   const isCard = (id) => { const [suit, rank] = splitId(id); return SUIT_IDS.includes(suit) && RANK_IDS.includes(rank); };
   $("#c-cards-named").textContent = ids.length ? "Cards: " + ids.map((id) => isCard(id) ? cardName(id) : `"${id}" is no card`).join(", ") : "No cards";
 }
@@ -243,7 +244,7 @@ function initConfirm() {
   $("#c-cards").oninput = nameTypedCards;
   $("#correct-form").onsubmit = async (ev) => {
     ev.preventDefault(); if (!correcting) return;
-    const cards = $("#c-cards").value.split(/[\s,]+/).filter(Boolean);
+    const cards = typedCards();
     const move = { player: Number($("#c-player").value), action: $("#c-action").value.trim(), cards, target: $("#c-target").value.trim() };
     try { await api(`/api/moves/${correcting.id}/correct`, { json: { move } }); $("#correct-form").hidden = true; flash("Corrected: the referee re-judged from there"); }
     catch (e) { flash(e.message); }
