@@ -99,8 +99,10 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             yield frame
     # as served (Pipeline.run): the next frame seen while this one is read; the oracle
     # reads the truth of the frame it was last told, so it goes one frame at a time
+    art = None  # the pipeline's verdict on the deck's art (model alone)
     for r in pipe.stream(frames(), overlap=not oracle):
         n += 1
+        art = r.art or art
         sightings += [e for e in r.events]
         said = referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
         outputs += said
@@ -154,7 +156,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),
-            "doubts": sum(o.kind == "doubt" for o in outputs)}
+            "doubts": sum(o.kind == "doubt" for o in outputs),
+            "art": (f"{art.sure}/{art.readings}{'' if art.familiar else ' new'}"
+                    if art else "-")}
 
 
 def lcs(a: list, b: list) -> int:
@@ -217,13 +221,13 @@ def print_events(title: str, res: list[dict]) -> None:
     print(f"\n## {title}")
     print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
           f"{'unsure':>6} {'named':>5} {'missed':>6} {'answered':>8} {'another':>7} "
-          f"{'questions':>9} {'illegal':>7} {'desync':>6} {'doubt':>5} {'fps':>5}")
+          f"{'questions':>9} {'illegal':>7} {'desync':>6} {'doubt':>5} {'fps':>5}  art")
     for r in res:
         print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
               f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
               f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['named']:5d} {r['missed']:6d} "
               f"{r['answered']:8d} {r['another']:7d} {r['questions']:9d} {r['illegal']:7d} "
-              f"{r['desync']:6d} {r['doubts']:5d} {r['fps']:5.1f}")
+              f"{r['desync']:6d} {r['doubts']:5d} {r['fps']:5.1f}  {r['art']}")
 
 
 LEGEND = ("moves: referee moves equal to the filmed moves (in order) / filmed moves; cards: "
@@ -234,4 +238,6 @@ LEGEND = ("moves: referee moves equal to the filmed moves (in order) / filmed mo
           "those, answered with a card not among the readings offered (the deck's list); "
           "missed: laid cards neither reported nor asked about (unsure); desync: times the "
           "referee said the table and the game disagree; doubt: sure readings the referee "
-          "asked about (a card already played)")
+          "asked about (a card already played); art: of the first face-up readings, those "
+          "at the tracker's bar, and 'new' where the model does not know the deck's art "
+          "(companion.vision.familiar; '-': a deck profile reads the cards)")

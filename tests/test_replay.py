@@ -73,6 +73,29 @@ def test_replay_text_output(tmp_path, oracle, capsys):
     assert "frames in" in out.err
 
 
+class Guessing(ColourOracle):
+    """The colour oracle, never sure: the model on a deck whose art it never saw."""
+
+    may_not_know_the_art = True
+
+    def classify(self, crops):
+        c = super().classify(crops)
+        c.confidence[:] = 0.3
+        return c
+
+
+def test_replay_says_when_the_model_does_not_know_the_deck(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(vt, "_replay_classifier", lambda args, referee: Guessing(CARDS))
+    video = _video(tmp_path / "game.avi")  # 72 face-up readings in all
+    args = ["replay", str(video), "--game", "kendra-kari", "--players", "4"]
+    assert main(args + ["--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    (art,) = [x for x in lines if x["type"] == "art"]
+    assert (art["readings"], art["sure"], art["familiar"]) == (60, 0, False)
+    assert main(args) == 0
+    assert "the model does not know this deck's art" in capsys.readouterr().out
+
+
 def test_calibrate_saves_a_profile_that_replay_uses(tmp_path, oracle, capsys):
     folder = tmp_path / "shots"
     folder.mkdir()

@@ -252,6 +252,15 @@ def _replay(args: argparse.Namespace) -> int:
             calibrated += res.calibrated
             for s in STAGES:
                 totals[s] += getattr(res.timings, s)
+            if res.art is not None:
+                if args.json:
+                    out.write(json.dumps({"type": "art", "frame": res.frame_index,
+                                          **res.art.to_json()}) + "\n")
+                elif not res.art.familiar:
+                    out.write(f"frame {res.frame_index}: the model does not know this deck's "
+                              f"art (sure of {res.art.sure} of its first {res.art.readings} "
+                              "readings): every card is asked about; enrol the deck and "
+                              "pass --deck\n")
             for ev in res.events:
                 counts[ev.kind] = counts.get(ev.kind, 0) + 1
                 if args.json:

@@ -404,6 +404,13 @@ class CardClassifier:
         return (held >= 0) & (sure >= at)
 
     @property
+    def may_not_know_the_art(self) -> bool:
+        """The model alone reads the cards, which may be of a deck it never saw (the
+        pipeline then watches how surely it reads them: companion.vision.familiar). A
+        profile knows its deck, and :attr:`trust_bar` says how far to trust it."""
+        return self.profile is None
+
+    @property
     def trust_bar(self) -> float:
         """The least confidence at which a reading may name a card (0: the tracker's own
         bar). A profile of art the model never saw reads by matching the deck's own images,

@@ -29,8 +29,10 @@ from companion.vision.calibration import (
     DriftReport,
     MatCalibrator,
 )
+from companion.vision.classify import ALWAYS_ASK
 from companion.vision.cores import HALF_THE_CORES
 from companion.vision.detect import CardDetector, Detections
+from companion.vision.familiar import ArtFamiliarity, ArtVerdict
 from companion.vision.motion import MotionGate, MotionMap
 from companion.vision.reuse import ReadingReuse
 from companion.vision.source import Frame, FrameSource
@@ -82,6 +84,7 @@ class FrameResult:
     drift: DriftReport | None = None
     motion_map: MotionMap | None = field(default=None, repr=False)
     image: np.ndarray | None = field(default=None, repr=False)  # the frame's own picture
+    art: ArtVerdict | None = None  # on the frame where the art was judged (familiar.py)
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ class Pipeline:
                  calibrator: MatCalibrator | None = None,
                  detector: CardDetector | None = None, drift_interval_s: float = 3.0,
                  gate_motion: bool = True, reuse: ReadingReuse | None = None,
-                 reuse_readings: bool = True):
+                 reuse_readings: bool = True, familiarity: ArtFamiliarity | None = None):
         self.classifier = classifier
         if reuse is None and reuse_readings:
             # A deck profile's reading costs milliseconds a crop: doubtful cards take turns.
@@ -113,6 +116,9 @@ class Pipeline:
         self.tracker = tracker or TableTracker()
         # a classifier whose sure readings are less often right asks for surer ones
         self.tracker.raise_bar(getattr(classifier, "trust_bar", 0.0))
+        if familiarity is None and getattr(classifier, "may_not_know_the_art", False):
+            familiarity = ArtFamiliarity(self.tracker.min_confidence)
+        self.familiarity = familiarity
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)
         self.calibration = calibration
@@ -123,6 +129,7 @@ class Pipeline:
                                 card_radius_mm=self.detector.card_radius_mm) if gate_motion else None
 
     def reset(self) -> None:
+        """A new game on the same table: the art verdict stands (it is about the deck)."""
         self.tracker.reset()
         if self.reuse is not None:
             self.reuse.reset()
@@ -179,12 +186,15 @@ class Pipeline:
                                   moving_only=True) if motion is not None and len(det) else None)
             cls = self.reuse.classify(self.classifier, det, frame.index, moving)
         t5 = time.perf_counter()
+        art = self.familiarity.update(cls) if self.familiarity is not None else None
+        if art is not None and not art.familiar:
+            self.tracker.raise_bar(ALWAYS_ASK)  # no card on the word of a model that guesses
         events = self.tracker.update(frame.index, frame.timestamp, det, cls, motion)
         t6 = time.perf_counter()
         timings = replace(seen.timings, classify=(t5 - t4) * 1e3, track=(t6 - t5) * 1e3)
         return FrameResult(frame.index, frame.timestamp, True, det, cls, tuple(events),
                            timings, motion.fraction if motion is not None else 0.0,
-                           seen.drift, motion, frame.image)
+                           seen.drift, motion, frame.image, art)
 
     def process(self, frame: Frame) -> FrameResult:
         return self.read(self.see(frame))

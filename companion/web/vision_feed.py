@@ -204,7 +204,7 @@ class VisionFeed:
                                                     fr.timestamp, fr.motion_map) \
                             if self.referee else []
                         story = self._story(outs)
-                    obs = start + self._tracker_news(fr.events, offset) \
+                    obs = start + _frame_notes(fr) + self._tracker_news(fr.events, offset) \
                         + tuple(o for out in outs for o in _convert(out, offset)) + story
                     start = ()
                     yield FeedItem(fr.image, offset + fr.frame_index,
@@ -351,6 +351,24 @@ def _convert(out, offset: int = 0) -> list[Observation]:
     if out.kind in ("draw", "desync", "resync", "named"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []
+
+
+def _frame_notes(fr) -> tuple[Observation, ...]:
+    """What the players should know about the seeing itself: a deck whose art the model
+    does not know, and a camera or mat that moved."""
+    out = []
+    if fr.art is not None and not fr.art.familiar:
+        out.append(Observation("note", text=(
+            f"The camera's model does not know this deck's art: it was sure of "
+            f"{fr.art.sure} of its first {fr.art.readings} readings. Every card will be put "
+            "to you, best guesses first. To have the cards read, enrol the deck (Enrol "
+            "page, or companion enroll) and name its profile on the Setup page."),
+            context={"prominent": True, "art": fr.art.to_json()}))
+    if fr.drift is not None and fr.drift.drifted:
+        out.append(Observation("note", text=(
+            f"The camera or the mat moved ({fr.drift.drift_mm:.0f} mm): the table was "
+            "calibrated again."), context={"drift_mm": round(fr.drift.drift_mm, 1)}))
+    return tuple(out)
 
 
 def _zone_polygons(pipeline, zones_mm) -> tuple[tuple[str, np.ndarray], ...]:

@@ -137,3 +137,43 @@ def test_the_served_demo_is_given_its_speed():
         pytest.skip("no shipped model or no filmed games: the demo is not the vision pipeline")
     feed = open_feed("demo", demo_speed=4.0)
     assert isinstance(feed, VisionFeed) and feed.fps == 120.0
+
+
+class GuessingReader:
+    """Reads three cards in every frame, none surely: the model on art it never saw."""
+
+    may_not_know_the_art = True
+
+    def classify(self, crops: np.ndarray) -> Classifications:
+        n = len(crops)
+        return Classifications(["kalki-9"] * n, np.full(n, 0.3), np.zeros(n), np.zeros(n),
+                               [[("kalki-9", 0.3)] for _ in range(n)])
+
+
+def test_the_table_is_told_when_the_model_does_not_know_the_deck(tmp_path):
+    cards = [DrawnCard((250.0 + 90 * k, 200.0), PALETTE[k]) for k in range(3)]
+    for k in range(24):
+        cv2.imwrite(str(tmp_path / f"{k:03}.png"), render(cards, seed=1, noise_seed=k).image)
+    feed = VisionFeed(str(tmp_path), stages=lambda video, deck: (GuessingReader(), None))
+    notes = [(i.index, o) for i in feed.items() for o in i.observations if o.kind == "note"]
+    assert len(notes) == 1
+    index, note = notes[0]
+    assert 19 <= index <= 21  # 60 readings of three cards a frame (frames 0-19 or so)
+    assert note.context["prominent"] and note.context["art"]["sure"] == 0
+    assert "does not know this deck's art" in note.text and "enrol the deck" in note.text
+    assert feed._tracker.min_confidence > 1.0  # no card is taken on its readings
+
+
+def test_a_camera_that_moved_is_told_but_markers_merely_hidden_are_not():
+    from types import SimpleNamespace
+
+    from companion.vision.calibration import DriftReport
+    from companion.vision.familiar import ArtVerdict
+    from companion.web.vision_feed import _frame_notes
+    moved = DriftReport(3.0, 31.4, (0, 1, 2, 3), drifted=True)
+    hidden = DriftReport(3.0, 0.0, (0, 1), drifted=False, lost=True)
+    (note,) = _frame_notes(SimpleNamespace(art=None, drift=moved))
+    assert "moved (31 mm)" in note.text and not note.context.get("prominent")
+    assert _frame_notes(SimpleNamespace(art=None, drift=hidden)) == ()
+    known = ArtVerdict(60, 55, familiar=True)
+    assert _frame_notes(SimpleNamespace(art=known, drift=None)) == ()

@@ -1,0 +1,78 @@
+"""Whether the model knows the art of the deck on the table (between classify and track).
+
+The shipped model is trained only on our own art. On a deck it never saw it names hardly
+any card right (2.6% and 0.8% of the PySolFC camera crops), and the few cards it is sure of
+are mostly wrong (6 of the 8 Mughal crops it read at 0.8 or more). Without a deck profile
+such a table gets a question about nearly every card, with no word of why, and now and
+then a wrong card named surely.
+
+The two kinds of art are far apart in how often the model is sure. Share of the face-up
+card readings at the tracker's bar (0.8), the model alone, on each fixture film (our art)
+and on the same film drawn with the PySolFC decks' art (``bench_pipeline.py --real-art``):
+
+| film | our art: at 60 readings / lowest after / at the end | PySolFC art: at any time |
+|---|---|---|
+| ganjifa-4p | 0.95 / 0.49 / 0.68 | 0.00 |
+| kendra-kari-4p | 0.97 / 0.93 / 0.93 | 0.00 |
+| kendra-kari-hard | 0.65 / 0.65 / 0.73 | 0.00 |
+
+So after ``min_readings`` readings, a share under ``unfamiliar_below`` says the art is new
+to the model. The pipeline then takes no card on the model's word alone (every card is put
+to the players, best guesses first), and the dashboard says why and how to have the
+cards read: enrol the deck.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ArtVerdict:
+    """How surely the model read the first ``readings`` face-up cards, and what that says."""
+
+    readings: int
+    sure: int  # of those, read at least at the bar
+    familiar: bool
+
+    @property
+    def share(self) -> float:
+        return self.sure / self.readings if self.readings else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"readings": self.readings, "sure": self.sure, "familiar": self.familiar}
+
+
+class ArtFamiliarity:
+    """``update(classifications) -> ArtVerdict | None``: the verdict once, on the frame
+    where ``min_readings`` face-up readings have been seen; None before and after.
+
+    The verdict is about the deck, not the game, so it stands until :meth:`reset`."""
+
+    def __init__(self, bar: float = 0.8, min_readings: int = 60,
+                 unfamiliar_below: float = 0.25):
+        self.bar = bar
+        self.min_readings = min_readings
+        self.unfamiliar_below = unfamiliar_below
+        self.reset()
+
+    def reset(self) -> None:
+        self.readings = 0
+        self.sure = 0
+        self.verdict: ArtVerdict | None = None
+
+    def update(self, classifications: Any) -> ArtVerdict | None:
+        if self.verdict is not None or classifications is None:
+            return None
+        c = classifications
+        for i in range(len(c)):
+            # a reading given again for a card waiting its turn is not a new one
+            if c.card_ids[i] is not None and c.is_evidence(i):
+                self.readings += 1
+                self.sure += bool(c.confidence[i] >= self.bar)
+        if self.readings < self.min_readings:
+            return None
+        familiar = self.sure >= self.unfamiliar_below * self.readings
+        self.verdict = ArtVerdict(self.readings, self.sure, familiar)
+        return self.verdict
