@@ -161,6 +161,11 @@ def _widths(text: str) -> tuple[int, int, int, int]:
 
 # -- identify ------------------------------------------------------------------------------
 
+# Face-up cards a photo must hold for its readings to say whether the model knows the art
+# (a table is judged on 60 readings: companion.vision.familiar).
+IDENTIFY_MIN_READINGS = 8
+
+
 def _register_identify(sub) -> None:
     p = sub.add_parser("identify", help="list the cards seen in a still image")
     p.add_argument("image", type=Path)
@@ -217,6 +222,10 @@ def _identify(args: argparse.Namespace) -> int:
         if decks:
             deck: DeckKind = decks.most_common(1)[0][0]
             res = CardClassifier(clf.model_path, deck=deck).classify(found.crops)
+    art = None
+    if clf.may_not_know_the_art:  # as the pipeline judges a table, on this photo's cards
+        from companion.vision.familiar import ArtFamiliarity
+        art = ArtFamiliarity(min_readings=IDENTIFY_MIN_READINGS).update(res)
     rows = []
     for i in range(len(res)):
         cid = res.card_ids[i]
@@ -235,6 +244,7 @@ def _identify(args: argparse.Namespace) -> int:
         })
     if args.json:
         json.dump({"image": str(args.image), "view": found.view, "cards": rows,
+                   "art": art.to_json() if art else None,
                    "timing_ms": {k: round(v, 3) for k, v in res.timing_ms.items()}},
                   sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -247,6 +257,10 @@ def _identify(args: argparse.Namespace) -> int:
         flag = "  DUPLICATE?" if r["duplicate"] else ""
         print(f"  {r['name']:24} {r['confidence']:6.3f}  at ({where[0]:.0f}, {where[1]:.0f}) "
               f"{unit}{flag}")
+    if art is not None and not art.familiar:
+        print(f"the model does not know this deck's art (sure of {art.sure} of "
+              f"{art.readings} cards): the names above are guesses; enrol the deck "
+              "(companion enroll) and pass its profile as --deck")
     return 0
 
 

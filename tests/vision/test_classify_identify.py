@@ -47,3 +47,26 @@ def test_identify_bad_input(tmp_path, capsys):
     assert "not an image" in capsys.readouterr().err
     assert main(["identify", str(SCENES / "scene_00003.jpg"), "--deck", "tarot"]) == 2
     assert "unknown deck" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("source", ["own", "pysol-mughal"])
+def test_identify_says_when_the_model_does_not_know_the_deck(tmp_path, capsys, source):
+    """A photo of 12 face-up cards of our art, and of the PySolFC Mughal deck's."""
+    import cv2
+    import numpy as np
+
+    from companion.synth import decks
+    from companion.synth.scene import random_scene_spec, render_scene
+    if source != "own" and not decks.pysol_available(source):
+        pytest.skip("real-art decks not found in ../shared/decks")
+    spec = random_scene_spec(np.random.default_rng(3), source=source, deck=None, mat=True,
+                             n_cards=12, hands=0, lighting="neutral", tilt_max=10.0,
+                             face_down_rate=0.0, placement="anywhere")
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), render_scene(spec).image)
+    assert main(["identify", str(photo), "--json"]) == 0
+    art = json.loads(capsys.readouterr().out)["art"]
+    assert art["readings"] >= 8 and art["familiar"] is (source == "own")
+    assert main(["identify", str(photo)]) == 0
+    said = "the model does not know this deck's art" in capsys.readouterr().out
+    assert said is (source != "own")
