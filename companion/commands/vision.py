@@ -258,8 +258,7 @@ def _identify(args: argparse.Namespace) -> int:
         print(f"  {r['name']:24} {r['confidence']:6.3f}  at ({where[0]:.0f}, {where[1]:.0f}) "
               f"{unit}{flag}")
     if art is not None and not art.familiar:
-        print(f"the model does not know this deck's art (sure of {art.sure} of "
-              f"{art.readings} cards): the names above are guesses; enrol the deck "
+        print(f"{art.words()}: the names above are guesses; enrol the deck "
               "(companion enroll) and pass its profile as --deck")
     return 0
 

@@ -257,10 +257,8 @@ def _replay(args: argparse.Namespace) -> int:
                     out.write(json.dumps({"type": "art", "frame": res.frame_index,
                                           **res.art.to_json()}) + "\n")
                 elif not res.art.familiar:
-                    out.write(f"frame {res.frame_index}: the model does not know this deck's "
-                              f"art (sure of {res.art.sure} of its first {res.art.readings} "
-                              "readings): every card is asked about; enrol the deck and "
-                              "pass --deck\n")
+                    out.write(f"frame {res.frame_index}: {res.art.words()}: every card "
+                              "is asked about; enrol the deck and pass --deck\n")
             for ev in res.events:
                 counts[ev.kind] = counts.get(ev.kind, 0) + 1
                 if args.json:

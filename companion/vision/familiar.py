@@ -43,6 +43,13 @@ class ArtVerdict:
     def share(self) -> float:
         return self.sure / self.readings if self.readings else 0.0
 
+    def words(self) -> str:
+        """The verdict for the players, e.g. "the model does not know this deck's art (sure
+        of 0 of the first 60 card readings)"."""
+        knows = "knows" if self.familiar else "does not know"
+        return (f"the model {knows} this deck's art (sure of {self.sure} of the first "
+                f"{self.readings} card readings)")
+
     def to_json(self) -> dict[str, Any]:
         return {"readings": self.readings, "sure": self.sure, "familiar": self.familiar}
 

@@ -359,10 +359,9 @@ def _frame_notes(fr) -> tuple[Observation, ...]:
     out = []
     if fr.art is not None and not fr.art.familiar:
         out.append(Observation("note", text=(
-            f"The camera's model does not know this deck's art: it was sure of "
-            f"{fr.art.sure} of its first {fr.art.readings} readings. Every card will be put "
-            "to you, best guesses first. To have the cards read, enrol the deck (Enrol "
-            "page, or companion enroll) and name its profile on the Setup page."),
+            f"The camera sees that {fr.art.words()}. Every card will be put to you, best "
+            "guesses first. To have the cards read, enrol the deck (Enrol page, or "
+            "companion enroll) and name its profile on the Setup page."),
             context={"prominent": True, "art": fr.art.to_json()}))
     if fr.drift is not None and fr.drift.drifted:
         out.append(Observation("note", text=(

@@ -34,6 +34,8 @@ def test_the_verdict_comes_once_when_enough_cards_were_read():
     verdict = watch.update(_read([0.3] * 3))
     assert verdict is not None and not verdict.familiar
     assert (verdict.readings, verdict.sure) == (12, 2) and verdict.share == pytest.approx(1 / 6)
+    assert verdict.words() == ("the model does not know this deck's art (sure of 2 of the "
+                               "first 12 card readings)")
     assert watch.update(_read([0.99] * 50)) is None  # the verdict stands
     assert watch.verdict == verdict
     watch.reset()
