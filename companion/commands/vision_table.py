@@ -259,6 +259,9 @@ def _replay(args: argparse.Namespace) -> int:
                 elif not res.art.familiar:
                     out.write(f"frame {res.frame_index}: {res.art.words()}: every card "
                               "is asked about; enrol the deck and pass --deck\n")
+                elif res.art.again:
+                    out.write(f"frame {res.frame_index}: {res.art.words()}: sure readings "
+                              "name cards again\n")
             for ev in res.events:
                 counts[ev.kind] = counts.get(ev.kind, 0) + 1
                 if args.json:

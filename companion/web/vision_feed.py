@@ -363,6 +363,10 @@ def _frame_notes(fr) -> tuple[Observation, ...]:
             "guesses first. To have the cards read, enrol the deck (Enrol page, or "
             "companion enroll) and name its profile on the Setup page."),
             context={"prominent": True, "art": fr.art.to_json()}))
+    elif fr.art is not None and fr.art.again:
+        out.append(Observation("note", text=(
+            f"The camera sees that {fr.art.words()}: its sure readings name cards again."),
+            context={"prominent": True, "art": fr.art.to_json()}))
     if fr.drift is not None and fr.drift.drifted:
         out.append(Observation("note", text=(
             f"The camera or the mat moved ({fr.drift.drift_mm:.0f} mm): the table was "

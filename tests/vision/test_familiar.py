@@ -132,3 +132,25 @@ def test_the_shipped_model_knows_our_art_and_not_a_real_deck():
     ours_v, theirs_v = verdict(ours), verdict(theirs)
     assert ours_v.familiar and ours_v.share > 0.6
     assert not theirs_v.familiar and theirs_v.share < 0.1
+
+
+def test_new_art_is_judged_again_on_the_readings_that_follow():
+    watch = ArtFamiliarity(bar=0.8, min_readings=10, recheck_readings=20, familiar_above=0.5)
+    assert not watch.update(_read([0.3] * 10)).familiar
+    assert watch.update(_read([0.9] * 9 + [0.3] * 11)) is None  # 9 of 20: still new
+    assert watch.update(_read([0.9] * 19)) is None
+    again = watch.update(_read([0.9]))  # 20 of the last 20
+    assert again.familiar and again.again and (again.readings, again.sure) == (20, 20)
+    assert "sure of 20 of the last 20" in again.words()
+    assert watch.update(_read([0.1] * 500)) is None  # trusted again, for good
+
+
+def test_a_table_first_seen_badly_is_trusted_again_when_its_readings_are_sure():
+    """The guessing reader turns sure after 14 calls: with a recheck after 10 readings the
+    pipeline lowers its bar back to the tracker's own, and the later card is taken."""
+    pipe, results, events = _events(Guessing(doubtful=14),
+                                    ArtFamiliarity(min_readings=8, recheck_readings=10))
+    verdicts = [(r.art.familiar, r.art.again) for r in results if r.art is not None]
+    assert verdicts == [(False, False), (True, True)]
+    assert (pipe.tracker.min_confidence, pipe.tracker.resolve_confidence) == (0.8, 0.9)
+    assert ("appeared", "kurma-raja") in events

@@ -164,7 +164,7 @@ def test_the_table_is_told_when_the_model_does_not_know_the_deck(tmp_path):
     assert feed._tracker.min_confidence > 1.0  # no card is taken on its readings
 
 
-def test_a_camera_that_moved_is_told_but_markers_merely_hidden_are_not():
+def test_a_moved_camera_and_a_deck_read_surely_after_all_are_told():
     from types import SimpleNamespace
 
     from companion.vision.calibration import DriftReport
@@ -177,3 +177,7 @@ def test_a_camera_that_moved_is_told_but_markers_merely_hidden_are_not():
     assert _frame_notes(SimpleNamespace(art=None, drift=hidden)) == ()
     known = ArtVerdict(60, 55, familiar=True)
     assert _frame_notes(SimpleNamespace(art=known, drift=None)) == ()
+    (again,) = _frame_notes(SimpleNamespace(art=ArtVerdict(200, 150, True, again=True),
+                                            drift=None))
+    assert "knows this deck's art" in again.text and "name cards again" in again.text
+    assert again.context["prominent"]
