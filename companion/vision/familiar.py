@@ -39,7 +39,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ArtVerdict:
-    """How surely the model read the first ``readings`` face-up cards, and what that says."""
+    """How surely the model read ``readings`` face-up cards (the first ones; with ``again``,
+    those since it found the art new), and what that says."""
 
     readings: int
     sure: int  # of those, read at least at the bar
