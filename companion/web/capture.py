@@ -38,7 +38,8 @@ class CardOverlay:
 @dataclass(frozen=True)
 class Observation:
     # "move", "unsure", "question", "settled" (the camera named a card it asked about),
-    # "start", "end", "correct", "sync", "note"
+    # "start", "end", "correct", "sync", "note", "art" (context "text": the deck's art is
+    # new to the model and what to do, shown on every page; "" when that no longer holds)
     kind: str
     move: Move | None = None
     text: str = ""
@@ -161,7 +162,7 @@ class CaptureThread(threading.Thread):
                 self.table.set_camera(ok=False, text=f"no picture: {e}")
                 self._halt.wait(self.retry_s)
                 continue
-            self.table.set_camera(ok=True, text="live", demo_label=feed.label)
+            self.table.set_camera(ok=True, text="live", demo_label=feed.label, art="")
             self._attach(feed)
             finished = False
             try:
@@ -245,6 +246,9 @@ class CaptureThread(threading.Thread):
             self._handle_locked(obs, index)
 
     def _handle_locked(self, obs: Observation, index: int | None) -> None:
+        if obs.kind == "art":  # shown on every page, with or without a game
+            self.table.set_camera(art=obs.context.get("text", ""))
+            return
         live = self.table.live
         if live is not None and live.manual_state is not None:
             return  # the manual board is in use: the camera's table waits

@@ -48,9 +48,10 @@ class CameraStatus:
     fps: float = 0.0
     demo_label: str = ""
     frame: int = -1  # index of the last frame handled, counted by the source
+    art: str = ""  # what to do about a deck whose art the model does not know, while it lies
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "text": self.text, "source": self.source,
+        return {"ok": self.ok, "text": self.text, "source": self.source, "art": self.art,
                 "fps": round(self.fps, 1), "demo_label": self.demo_label, "frame": self.frame}
 
 

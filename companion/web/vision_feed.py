@@ -34,6 +34,12 @@ VIDEO_FORMAT = "ganjifa-companion/synth-game@1"
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov")
 
 
+# Under the menu of every page while the deck on the table is one the model does not know
+ART_STATUS = ("The camera's model does not know this deck's art: every card is asked about. "
+              "Enrol the deck (Enrol a deck) and name its profile on Setup to have it read.")
+ART_UNJUDGED = Observation("art", context={"text": ""})
+
+
 class VisionUnavailable(RuntimeError):
     """No model, or no vision modules: the caller falls back and says why."""
 
@@ -166,10 +172,10 @@ class VisionFeed:
     def _run(self, source, game: str | None, players: int, options: dict,
              offset: int, media_t: float, video: GameVideo | None = None
              ) -> Iterator[FeedItem]:
-        start: tuple[Observation, ...] = ()
+        start: tuple[Observation, ...] = (ART_UNJUDGED,)  # a new pipeline judges afresh
         if game:  # a filmed game: the feed says which game it is
-            start = (Observation("start", context={"game": game, "players": players,
-                                                   "options": options}),)
+            start += (Observation("start", context={"game": game, "players": players,
+                                                    "options": options}),)
         pipeline, zones_mm = self._setup(game, players, options, video)
         self._offset = offset  # the referee counts this source's frames; the table all
         frames, held = source.frames(), []
@@ -216,6 +222,7 @@ class VisionFeed:
                 (game, players, options, profile, every_doubt), switch = switch, None
                 pipeline, zones_mm = self._setup(game, players, options, profile=profile,
                                                  every_doubt=every_doubt)
+                start = (ART_UNJUDGED,)
         finally:
             source.close()
 
@@ -363,10 +370,12 @@ def _frame_notes(fr) -> tuple[Observation, ...]:
             "guesses first. To have the cards read, enrol the deck (Enrol page, or "
             "companion enroll) and name its profile on the Setup page."),
             context={"prominent": True, "art": fr.art.to_json()}))
+        out.append(Observation("art", context={"text": ART_STATUS}))
     elif fr.art is not None and fr.art.again:
         out.append(Observation("note", text=(
             f"The camera sees that {fr.art.words()}: its sure readings name cards again."),
             context={"prominent": True, "art": fr.art.to_json()}))
+        out.append(ART_UNJUDGED)
     if fr.drift is not None and fr.drift.drifted:
         out.append(Observation("note", text=(
             f"The camera or the mat moved ({fr.drift.drift_mm:.0f} mm): the table was "

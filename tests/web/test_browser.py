@@ -1,5 +1,6 @@
 """The dashboard in a real browser: Debian's Chromium, headless, driven by Playwright,
-against `companion serve` on the demo source (a subprocess on a free 127.0.0.1 port).
+against `companion serve` on the demo source (a subprocess on a free 127.0.0.1 port; the
+``server``, ``browser`` and ``page`` fixtures are in conftest.py).
 
 Without /usr/bin/chromium or the playwright package these tests fail under `make test`
 and CI (COMPANION_REQUIRE_BROWSER=1 / CI=true) and are skipped, with the reason, elsewhere.
@@ -8,119 +9,15 @@ and CI (COMPANION_REQUIRE_BROWSER=1 / CI=true) and are skipped, with the reason,
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from companion.web.cardinfo import GONE_GROUP
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 DEMO_SPEED = 2.0
-
-
-def _browser_missing() -> str | None:
-    if not Path(CHROMIUM).exists():
-        return f"{CHROMIUM} is missing (scripts/install-browser-deps.sh installs it)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright package is missing (pip install -e '.[dev]')"
-    return None
-
-
-_missing = _browser_missing()
-if _missing and (os.environ.get("CI") or os.environ.get("COMPANION_REQUIRE_BROWSER")):
-    raise RuntimeError(f"browser tests required but cannot run: {_missing}")
-pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, db: Path, *extra: str):
-        self.db, self.extra = db, extra
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> Server:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion.cli", "serve", "--source", "demo", "--host",
-             "127.0.0.1", "--port", str(self.port), "--db", str(self.db), *self.extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                self.get("/api/state")
-                return self
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"server died: {self.proc.stdout.read()}") from None
-                time.sleep(0.1)
-        raise RuntimeError("server did not answer within 30 s")
-
-    def get(self, path: str):
-        with urllib.request.urlopen(self.url + path, timeout=5) as r:
-            return json.loads(r.read())
-
-    def post(self, path: str, body: dict):
-        req = urllib.request.Request(self.url + path, json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=5) as r:
-            return json.loads(r.read())
-
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-
-
-@pytest.fixture
-def server(tmp_path):
-    servers: list[Server] = []
-
-    def make(*extra: str, db: Path | None = None) -> Server:
-        s = Server(db or tmp_path / "companion.db", *extra).start()
-        servers.append(s)
-        return s
-
-    yield make
-    for s in servers:
-        s.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def demo_bridge_frames(speed: float) -> tuple[list[int], float, str]:
@@ -390,6 +287,35 @@ def test_a_key_answers_the_first_question_with_that_choice(server, page):
     assert json.loads(req.value.post_data) == {"choice": json.loads(second)
                                                if second.isdigit() else second}
     assert len(posted) == 1  # once, however the question list is redrawn meanwhile
+
+
+def test_every_page_says_when_the_model_does_not_know_the_deck(server, page, tmp_path):
+    """A recording of a table of the PySolFC Mughal deck, served as the camera, no game."""
+    import cv2
+    import numpy as np
+
+    from companion.synth import decks
+    from companion.synth.scene import random_scene_spec, render_scene
+    if not decks.pysol_available("pysol-mughal"):
+        pytest.skip("real-art decks not found in ../shared/decks")
+    # seed 4: a view in which three of the mat's markers show
+    spec = random_scene_spec(np.random.default_rng(4), source="pysol-mughal", mat=True,
+                             n_cards=10, hands=0, lighting="neutral", tilt_max=5.0,
+                             face_down_rate=0.0, placement="zones", game="kendra-kari")
+    image = render_scene(spec).image
+    clip = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"MJPG"), 10,
+                             (image.shape[1], image.shape[0]))
+    for _ in range(80):
+        writer.write(image)
+    writer.release()
+    srv = server("--source", str(clip))
+    for path in ("/", "/setup"):
+        page.goto(srv.url + path)
+        page.wait_for_selector("#art-label:not([hidden])", timeout=30_000)
+        said = page.inner_text("#art-label")
+        assert "does not know this deck's art" in said and "Enrol the deck" in said
+    assert srv.get("/api/state")["camera"]["art"] == said
 
 
 def test_the_setup_form_can_ask_about_every_doubtful_card(server, page):

@@ -289,3 +289,14 @@ def test_a_camera_feed_follows_the_setup_pages_choice_to_ask_every_doubt(tmp_pat
     table.store.update_session_settings(table.session_id,
                                         {**table.settings, "ask_every_doubt": True})
     assert feed.game_provider()[-1] is True
+
+
+def test_a_deck_the_model_does_not_know_is_shown_on_every_page_with_or_without_a_game():
+    table = TableSession(Store(":memory:"))
+    cap = CaptureThread(table, FrameHub(), lambda: ListFeed([]))
+    said = "The camera's model does not know this deck's art"
+    cap._handle(Observation("art", context={"text": said}))
+    assert table.live is None and table.state_json()["camera"]["art"] == said
+    table.start_game("ganjifa", 4)
+    cap._handle(Observation("art", context={"text": ""}))  # a new pipeline, not judged yet
+    assert table.state_json()["camera"]["art"] == ""

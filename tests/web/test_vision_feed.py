@@ -155,8 +155,13 @@ def test_the_table_is_told_when_the_model_does_not_know_the_deck(tmp_path):
     for k in range(24):
         cv2.imwrite(str(tmp_path / f"{k:03}.png"), render(cards, seed=1, noise_seed=k).image)
     feed = VisionFeed(str(tmp_path), stages=lambda video, deck: (GuessingReader(), None))
-    notes = [(i.index, o) for i in feed.items() for o in i.observations if o.kind == "note"]
-    assert len(notes) == 1
+    items = list(feed.items())
+    notes = [(i.index, o) for i in items for o in i.observations if o.kind == "note"]
+    status = [(i.index, o.context["text"]) for i in items for o in i.observations
+              if o.kind == "art"]
+    assert len(notes) == 1 and len(status) == 2
+    assert status[0] == (0, "")  # a new pipeline: no verdict yet
+    assert status[1][0] == notes[0][0] and "Enrol the deck" in status[1][1]
     index, note = notes[0]
     assert 19 <= index <= 21  # 60 readings of three cards a frame (frames 0-19 or so)
     assert note.context["prominent"] and note.context["art"]["sure"] == 0
@@ -177,7 +182,7 @@ def test_a_moved_camera_and_a_deck_read_surely_after_all_are_told():
     assert _frame_notes(SimpleNamespace(art=None, drift=hidden)) == ()
     known = ArtVerdict(60, 55, familiar=True)
     assert _frame_notes(SimpleNamespace(art=known, drift=None)) == ()
-    (again,) = _frame_notes(SimpleNamespace(art=ArtVerdict(200, 150, True, again=True),
-                                            drift=None))
+    again, status = _frame_notes(SimpleNamespace(art=ArtVerdict(200, 150, True, again=True),
+                                                 drift=None))
     assert "knows this deck's art" in again.text and "name cards again" in again.text
-    assert again.context["prominent"]
+    assert again.context["prominent"] and (status.kind, status.context) == ("art", {"text": ""})

@@ -50,6 +50,7 @@ async function refreshState() {
   s.textContent = cam.ok ? `camera: ${cam.text}${cam.fps ? " · " + cam.fps + " fps" : ""}` : `camera: ${cam.text}`;
   s.className = "status " + (cam.ok ? "ok" : "bad");
   const dl = $("#demo-label"); dl.hidden = !cam.demo_label; dl.textContent = cam.demo_label || "";
+  const al = $("#art-label"); al.hidden = !cam.art; al.textContent = cam.art || "";
   const n = App.state.game ? App.state.game.pending.length : 0;
   const b = $("#pending-badge"); if (b) { b.hidden = n === 0; b.textContent = n; }
   // a page part that cannot refresh (server restarting) waits for the next change
