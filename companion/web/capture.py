@@ -47,6 +47,13 @@ class Observation:
     context: dict[str, Any] = field(default_factory=dict)
 
 
+def named_profile(settings: dict[str, Any], profiles_dir: str | Path) -> str | None:
+    """Where the deck profile the Setup page named is saved (the Enrol page and
+    `companion enroll` write them to the profiles folder), or None when none is named."""
+    name = str(settings.get("deck_profile", "") or "")
+    return str(Path(profiles_dir) / f"{name}.npz") if name and Path(name).name == name else None
+
+
 @dataclass(frozen=True)
 class FeedItem:
     frame: np.ndarray | None
@@ -232,13 +239,9 @@ class CaptureThread(threading.Thread):
             feed.game_provider = current
 
     def _profile_path(self) -> str | None:
-        """Where the deck profile the Setup page named is saved (the Enrol page and
-        `companion enroll` write them to the profiles folder). Asked on every frame, so it
-        touches no disk: the feed loads it once per game and falls back to the model alone
-        when it is missing."""
-        name = str(self.table.settings.get("deck_profile", "") or "")
-        return str(self.profiles_dir / f"{name}.npz") if name and Path(name).name == name \
-            else None
+        """Asked on every frame, so it touches no disk: the feed loads the profile once per
+        game and falls back to the model alone when it is missing."""
+        return named_profile(self.table.settings, self.profiles_dir)
 
     def _handle(self, obs: Observation, index: int | None = None) -> None:
         # under the table's lock: a game set up on the dashboard meanwhile is seen here

@@ -4,8 +4,10 @@ camera, mat calibration from the live view, and the join QR code."""
 from __future__ import annotations
 
 import io
+import logging
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -14,12 +16,14 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from companion.cards import Card
 from companion.web import cardinfo, runtime
+from companion.web.capture import named_profile
 
 bp = Blueprint("media", __name__)
 
 ALLOWED_UPLOADS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                    ".webp": "image/webp"}
 MAX_PIXELS = 25_000_000
+log = logging.getLogger(__name__)
 MODEL_LOCK = threading.Lock()  # one onnxruntime session, shared by the pages' requests
 _classifier: dict[str, Any] = {}
 
@@ -103,10 +107,35 @@ def classifier_or_503():
         return _classifier["model"]
 
 
-def identify_image(img: np.ndarray) -> list[dict[str, Any]]:
-    """Every card found in a plain photo (no mat needed), best reading first."""
+def profile_reader():
+    """A reader with the deck profile the Setup page named, when it loads, so that the Learn
+    page names a user's own deck as the camera does; else None (the model alone)."""
+    from companion.vision.classify import CardClassifier, ModelError
+    from companion.vision.enroll import ProfileError, load_profile
+    path = named_profile(runtime().table.settings, current_app.config["PROFILES_DIR"])
+    try:
+        key = ("profile", path, Path(path).stat().st_mtime) if path else None
+    except OSError:
+        key = None
+    if key is None:
+        return None
+    with MODEL_LOCK:
+        if key not in _classifier:
+            for old in [k for k in _classifier if k[0] == "profile"]:
+                del _classifier[old]  # one profile at a time: the one named now
+            try:
+                _classifier[key] = CardClassifier(profile=load_profile(path))
+            except (ProfileError, ModelError) as e:
+                log.warning("Learn page: deck profile %s not used: %s", path, e)
+                _classifier[key] = None
+        return _classifier[key]
+
+
+def identify_image(img: np.ndarray, model=None) -> list[dict[str, Any]]:
+    """Every card found in a plain photo (no mat needed), best reading first, read by
+    ``model`` (default: the model alone)."""
     from companion.vision.detect import detect_unrectified
-    model = classifier_or_503()
+    model = model or classifier_or_503()
     det = detect_unrectified(img)
     crops = det.crops
     if len(det) == 0:  # a close-up may show no rim: read the centre square as one card
@@ -136,7 +165,8 @@ def identify():
         img = frame
     else:
         img = decode_upload()
-    readings = identify_image(img)
+    reader = profile_reader()
+    readings = identify_image(img, reader)
     best = next((r for r in readings if r["card"]), None)
     game = request.args.get("game", "")[:40]
     live = runtime().table.live
@@ -148,8 +178,12 @@ def identify():
             info = cardinfo.card_info(best["card"], game)
         except ValueError:
             info = cardinfo.card_info(best["card"])
-    return jsonify(readings=readings[:5], card=info,
-                   message="" if best else "no card recognised: hold one card flat and close")
+    message = "" if best else "no card recognised: hold one card flat and close"
+    if best and reader is None and runtime().table.camera.art:
+        message = ("a guess: the camera's model does not know this deck's art. Enrol the deck "
+                   "and name its profile on Setup to have its cards named here too.")
+    return jsonify(readings=readings[:5], card=info, message=message,
+                   profile=runtime().table.settings.get("deck_profile", "") if reader else "")
 
 
 # ---- calibration ------------------------------------------------------------------------

@@ -373,7 +373,7 @@ async function identify(resp) {
   if (!resp.card) { $("#learn-msg").textContent = resp.message; return; }
   const r = resp.readings[0];
   showCard(resp.card, `Read as ${resp.card.name} (${Math.round(r.confidence * 100)}%)` + (r.top.length > 1 ? `; next: ${r.top.slice(1).map((t) => t.name).join(", ")}` : ""));
-  $("#learn-msg").textContent = "";
+  $("#learn-msg").textContent = resp.message || "";
 }
 async function initLearn() {
   const decks = [el("optgroup", { label: "Mughal" }), el("optgroup", { label: "Dashavatara" })];
