@@ -121,7 +121,7 @@ def profile_reader():
         return None
     with MODEL_LOCK:
         if key not in _classifier:
-            for old in [k for k in _classifier if k[0] == "profile"]:
+            for old in [k for k in _classifier if isinstance(k, tuple)]:
                 del _classifier[old]  # one profile at a time: the one named now
             try:
                 _classifier[key] = CardClassifier(profile=load_profile(path))
