@@ -188,10 +188,10 @@ class Pipeline:
         t5 = time.perf_counter()
         art = self.familiarity.update(cls) if self.familiarity is not None else None
         if art is not None and not art.familiar:
-            self._bars = (self.tracker.min_confidence, self.tracker.resolve_confidence)
-            self.tracker.raise_bar(ALWAYS_ASK)  # no card on the word of a model that guesses
+            # no card on the word of a model that guesses
+            self._bars_before_asking = self.tracker.raise_bar(ALWAYS_ASK)
         elif art is not None and art.again:  # it reads the cards after all
-            self.tracker.min_confidence, self.tracker.resolve_confidence = self._bars
+            self.tracker.restore_bar(self._bars_before_asking)
         events = self.tracker.update(frame.index, frame.timestamp, det, cls, motion)
         t6 = time.perf_counter()
         timings = replace(seen.timings, classify=(t5 - t4) * 1e3, track=(t6 - t5) * 1e3)

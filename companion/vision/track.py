@@ -130,11 +130,18 @@ class TableTracker:
         self.motion_radius_mm = motion_radius_mm
         self.reset()
 
-    def raise_bar(self, bar: float) -> None:
+    def raise_bar(self, bar: float) -> tuple[float, float]:
         """Take cards only on readings at least ``bar`` sure (a classifier's ``trust_bar``);
-        a bar below the tracker's own changes nothing."""
+        a bar below the tracker's own changes nothing. Returns the bars before, for
+        :meth:`restore_bar`."""
+        before = (self.min_confidence, self.resolve_confidence)
         self.min_confidence = max(self.min_confidence, bar)
         self.resolve_confidence = max(self.resolve_confidence, self.min_confidence)
+        return before
+
+    def restore_bar(self, before: tuple[float, float]) -> None:
+        """Undo a :meth:`raise_bar`, given what it returned."""
+        self.min_confidence, self.resolve_confidence = before
 
     def reset(self) -> None:
         self._tracks: list[_Track] = []

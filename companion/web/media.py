@@ -4,7 +4,6 @@ camera, mat calibration from the live view, and the join QR code."""
 from __future__ import annotations
 
 import io
-import logging
 import threading
 import time
 from pathlib import Path
@@ -23,7 +22,6 @@ bp = Blueprint("media", __name__)
 ALLOWED_UPLOADS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                    ".webp": "image/webp"}
 MAX_PIXELS = 25_000_000
-log = logging.getLogger(__name__)
 MODEL_LOCK = threading.Lock()  # one onnxruntime session, shared by the pages' requests
 _classifier: dict[str, Any] = {}
 
@@ -110,8 +108,7 @@ def classifier_or_503():
 def profile_reader():
     """A reader with the deck profile the Setup page named, when it loads, so that the Learn
     page names a user's own deck as the camera does; else None (the model alone)."""
-    from companion.vision.classify import CardClassifier, ModelError
-    from companion.vision.enroll import ProfileError, load_profile
+    from companion.web.vision_feed import VisionUnavailable, card_reader
     path = named_profile(runtime().table.settings, current_app.config["PROFILES_DIR"])
     try:
         key = ("profile", path, Path(path).stat().st_mtime) if path else None
@@ -123,11 +120,11 @@ def profile_reader():
         if key not in _classifier:
             for old in [k for k in _classifier if isinstance(k, tuple)]:
                 del _classifier[old]  # one profile at a time: the one named now
-            try:
-                _classifier[key] = CardClassifier(profile=load_profile(path))
-            except (ProfileError, ModelError) as e:
-                log.warning("Learn page: deck profile %s not used: %s", path, e)
-                _classifier[key] = None
+            try:  # the camera's reader: a profile it cannot use is logged, the model reads
+                reader = card_reader(None, path)
+            except VisionUnavailable:
+                reader = None  # no model: classifier_or_503 says so
+            _classifier[key] = reader if reader is not None and reader.profile else None
         return _classifier[key]
 
 

@@ -80,7 +80,9 @@ def fixture_videos(root: Path = REPO / "fixtures") -> list[GameVideo]:
     return sorted(out, key=lambda v: (order.get(v.game, 9), str(v.video)))
 
 
-def _classifier(deck: DeckKind | None, profile: str | None = None):
+def card_reader(deck: DeckKind | None, profile: str | None = None):
+    """The shipped model, with the deck ``profile`` (a saved .npz) when one is given and
+    loads; a profile that cannot be used is logged and the model alone reads."""
     try:
         from companion.vision.classify import CardClassifier, ModelError, ProfileModelError
         from companion.vision.enroll import ProfileError, load_profile
@@ -110,7 +112,7 @@ def _classifier(deck: DeckKind | None, profile: str | None = None):
 def vision_available() -> str | None:
     """None when the pipeline can run, else the reason it cannot."""
     try:
-        _classifier(None)
+        card_reader(None)
         import companion.referee
         import companion.vision.pipeline  # noqa: F401
     except (VisionUnavailable, ImportError) as e:
@@ -150,7 +152,7 @@ class VisionFeed:
         # default. Tests and benchmarks pass the fixtures' ground-truth oracle here.
         self.stages = stages
         if stages is None:
-            _classifier(None)  # fail now, in open_feed, when there is no model
+            card_reader(None)  # fail now, in open_feed, when there is no model
 
     # ---- frames -------------------------------------------------------------------------
 
@@ -270,7 +272,7 @@ class VisionFeed:
         if self.stages is not None:
             classifier, detector = self.stages(video, deck)
         else:
-            classifier, detector = _classifier(deck, profile), None
+            classifier, detector = card_reader(deck, profile), None
         pipeline = Pipeline(classifier, TableTracker(layout), detector=detector)
         with self._lock:
             self.referee = Referee(game, players, options, layout,

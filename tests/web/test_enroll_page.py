@@ -15,7 +15,7 @@ from companion.cards import Card, DeckKind
 from companion.vision.classify import DEFAULT_MODEL, KNOWN_ART, CardClassifier
 from companion.vision.enroll import load_profile, save_profile
 from companion.web.capture import CaptureThread
-from companion.web.vision_feed import _classifier
+from companion.web.vision_feed import card_reader as _classifier
 
 SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes"
 pytestmark = [pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model"),
