@@ -2,6 +2,7 @@
 
     python benchmarks/bench_live_enrolment.py [--per-card 6] [--light neutral]
     python benchmarks/bench_live_enrolment.py --films /tmp/realart [--answer-after 90]
+    python benchmarks/bench_live_enrolment.py --learnt /tmp/realart [--scenes 80]
 
 A player with a real deck seldom has a scan of every card: the dashboard's "Enrol a deck"
 page (``companion.web.enroll``) lets them lay the cards out on the mat, a table-full at a
@@ -146,6 +147,13 @@ def compare(deck: DeckKind, per_card: int, light: str, n_scenes: int) -> dict | 
         profiles[how] = enroll_images(live, how, model, cut=True)
         out[f"{how}: scans rendered and cut, s / profile built, s"] = [
             round(t1 - t0, 1), round(time.perf_counter() - t1, 1)]
+    return out | read_with(profiles, tests)
+
+
+def read_with(profiles: dict, tests: dict) -> dict:
+    """Each test set (name -> crops, truth, frames) read with each profile: right (the
+    first guess, the first button a question offers), and read at a bar / wrong."""
+    out = {}
     for test, (crops, truth, frames) in tests.items():
         for how, profile in profiles.items():
             reader = CardClassifier(profile=profile)
@@ -180,6 +188,49 @@ def films(folder: Path, light: str, answer_after: int = 0) -> int:
     return 0
 
 
+def learnt(folder: Path, n_scenes: int, seed_step: int = 100) -> int:
+    """A deck the model does not know, enrolled by playing with it: each real-art film
+    played with the model alone, the players answering every question, and the cards they
+    named kept with their pictures (``Pipeline.learnt``, the dashboard's enrolment draft).
+    The profile built from those pictures then reads the deck's test crops, and a second
+    game of the same deck (the film's seed + ``seed_step``: other cards, hands and camera
+    moves; its camera, light and style those of the film), model alone and with it."""
+    import tempfile
+
+    from companion.synth.video import film_game
+    from companion.web.draft import Draft
+    model = CardClassifier()
+    for film in _real_art_films(folder):
+        meta = json.loads(film.with_suffix(".json").read_text())
+        deck = get_game(GameRecord.from_json(meta["record"]).game).DECK
+        with tempfile.TemporaryDirectory() as tmp:
+            draft = Draft.load(tmp)
+            played = run_video(film, oracle=False, answer_unsure=True, draft=draft)
+        print(f"\n## {film.name}: {len(draft.cards)} of the {len(deck_cards(deck))} "
+              f"{deck.value} cards named with a picture, from {played['answered']} answers")
+        profile = enroll_images(draft.cards, "learnt", model, cut=True)
+        faces = pysol_faces(deck)
+        crops, truth, _ = pysol_crops(faces, 6, np.random.default_rng(1))
+        tests = {"camera crops": (crops, truth, None), "scenes": scene_crops(deck, n_scenes)}
+        for k, v in read_with({"a game's answers": profile}, tests).items():
+            print(f"{k:60} {v}")
+        again = folder / f"{film.stem}-seed{meta['seed'] + seed_step}.mp4"
+        if not again.is_file():
+            film_game(meta["game"], meta["players"], meta["seed"] + seed_step, again,
+                      style=meta["style"], size=tuple(meta["size"]),
+                      max_moves=meta["filmed_moves"], hard=meta["hard"], pace=meta["pace"],
+                      source=meta["source"])
+        res = [played,
+               run_video(again, oracle=False, answer_unsure=True),
+               run_video(again, oracle=False, answer_unsure=True, enrolled=True,
+                         profile=profile)]
+        print_events(f"{film.name} (model alone), then a second game of the deck: model "
+                     "alone, and with the profile learnt from the first game's answers "
+                     "(players answer every question)", res)
+    print(LEGEND)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-card", type=int, default=6)
@@ -188,11 +239,16 @@ def main(argv=None) -> int:
     ap.add_argument("--films", type=Path, help="only: the real-art films (rendered into this "
                     "folder, or used again from it) read with each deck enrolled live, laid "
                     "upright and the blurred cards scanned again, the players answering")
+    ap.add_argument("--learnt", type=Path, help="only: a profile learnt from the players' "
+                    "answers while each real-art film (rendered into this folder, or used "
+                    "again from it) is played with the model alone, and what it reads")
     ap.add_argument("--answer-after", type=int, default=0,
                     help="with --films: frames the players take to answer each question")
     args = ap.parse_args(argv)
     if args.films:
         return films(args.films, args.light, args.answer_after)
+    if args.learnt:
+        return learnt(args.learnt, args.scenes)
     for deck in DeckKind:
         res = compare(deck, args.per_card, args.light, args.scenes)
         if res is None:

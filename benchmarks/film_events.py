@@ -45,14 +45,17 @@ def truth_on(frames: list, frame: int, zone: str | None) -> str | None:
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
               enrolled: bool = False, doubtful: int | None = DOUBTFUL_PER_FRAME,
-              by_elimination: bool = True, profile=None, answer_after: int = 0) -> dict:
+              by_elimination: bool = True, profile=None, answer_after: int = 0,
+              draft=None) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
     they would on the dashboard (the count of answers is the players' burden), what they saw
     when asked, ``answer_after`` frames later (one after another, as they tap).
     ``enrolled``: read with a profile enrolled from the film's own deck (``profile``, or
     by default the one ``enrolled_profile`` builds from the deck's pictures), reading
     ``doubtful`` unchanged doubtful cards a frame (None: all of them).
-    ``by_elimination``: the referee's ruling of that name (``companion.referee.elimination``)."""
+    ``by_elimination``: the referee's ruling of that name (``companion.referee.elimination``).
+    ``draft``: a :class:`companion.web.draft.Draft` the cards the players named join, with
+    their pictures, as at the table (``Pipeline.learnt``)."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -79,15 +82,16 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     referee = Referee(rec.game, rec.players, rec.options, layout,
                       by_elimination=by_elimination)
     sightings, outputs = [], []
-    answered = another = 0
+    answered = another = first = 0
     waiting: list = []  # questions put to the players, in the order asked
     t0 = time.perf_counter()
     n = 0
     def answer(o, frame: int, timestamp: float) -> None:
-        nonlocal answered, another, outputs
+        nonlocal answered, another, first, outputs
         truth = truth_on(meta["frame_truth"], o.frame, o.zone)  # what they saw then
         if truth:
             answered += 1
+            first += bool(o.choices) and truth == o.choices[0]  # the first button offered
             another += truth not in o.choices  # chosen from the deck's other cards
             outputs += referee.confirm(truth, o.zone, frame, timestamp, o.track)
             pipe.tracker.name(o.track, truth, o.frame)  # as the dashboard tells it
@@ -103,6 +107,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     for r in pipe.stream(frames(), overlap=not oracle):
         n += 1
         art = r.art or art
+        for card, picture in r.learnt if draft is not None else ():
+            draft.learn(card, picture)
         sightings += [e for e in r.events]
         said = referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
         outputs += said
@@ -152,7 +158,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "wrong_card_ids": sorted(wrong_cards), "missed_ids": sorted(missed),
             "sightings": len(seen), "wrong_cards": len(wrong_cards), "missed": len(missed),
             "unsure": sum(e.kind == "unsure" for e in sightings), "named": len(named),
-            "answered": answered, "another": another,
+            "answered": answered, "another": another, "first": first,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),
@@ -220,13 +226,14 @@ def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = N
 def print_events(title: str, res: list[dict]) -> None:
     print(f"\n## {title}")
     print(f"{'video':24} {'moves':>9} {'judged':>6} {'cards':>9} {'wrong':>5} "
-          f"{'unsure':>6} {'named':>5} {'missed':>6} {'answered':>8} {'another':>7} "
+          f"{'unsure':>6} {'named':>5} {'missed':>6} {'answered':>8} {'first':>5} {'another':>7} "
           f"{'questions':>9} {'illegal':>7} {'desync':>6} {'doubt':>5} {'fps':>5}  art")
     for r in res:
         print(f"{r['video']:24} {r['moves_found']:4d}/{r['truth_moves']:<4d} "
               f"{r['moves_judged']:6d} {r['sighted']:4d}/{r['cards_laid']:<4d} "
               f"{r['wrong_cards']:5d} {r['unsure']:6d} {r['named']:5d} {r['missed']:6d} "
-              f"{r['answered']:8d} {r['another']:7d} {r['questions']:9d} {r['illegal']:7d} "
+              f"{r['answered']:8d} {r['first']:5d} {r['another']:7d} {r['questions']:9d} "
+              f"{r['illegal']:7d} "
               f"{r['desync']:6d} {r['doubts']:5d} {r['fps']:5.1f}  {r['art']}")
 
 
@@ -234,8 +241,9 @@ LEGEND = ("moves: referee moves equal to the filmed moves (in order) / filmed mo
           "distinct laid cards the tracker reported (or the referee named) / cards laid; "
           "wrong: cards reported in a zone where the film's truth does not have them at "
           "that time; unsure: the tracker's; named: of those, named by the referee by "
-          "elimination (not asked); answered: questions the players answered; another: of "
-          "those, answered with a card not among the readings offered (the deck's list); "
+          "elimination (not asked); answered: questions the players answered; first: of "
+          "those, answered with the first card offered; another: of those, answered with a "
+          "card not among the readings offered (the deck's list); "
           "missed: laid cards neither reported nor asked about (unsure); desync: times the "
           "referee said the table and the game disagree; doubt: sure readings the referee "
           "asked about (a card already played); art: of the first face-up readings, those "

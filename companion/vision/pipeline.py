@@ -85,6 +85,9 @@ class FrameResult:
     motion_map: MotionMap | None = field(default=None, repr=False)
     image: np.ndarray | None = field(default=None, repr=False)  # the frame's own picture
     art: ArtVerdict | None = None  # on the frame where the art was judged (familiar.py)
+    # cards the players named, with their pictures (TableTracker.named), while the model
+    # does not know the deck's art: see Pipeline.learnt
+    learnt: tuple[tuple[str, np.ndarray], ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ class Pipeline:
         if familiarity is None and getattr(classifier, "may_not_know_the_art", False):
             familiarity = ArtFamiliarity(self.tracker.min_confidence)
         self.familiarity = familiarity
+        self._named_unjudged: list[tuple[str, np.ndarray]] = []
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)
         self.calibration = calibration
@@ -197,7 +201,24 @@ class Pipeline:
         timings = replace(seen.timings, classify=(t5 - t4) * 1e3, track=(t6 - t5) * 1e3)
         return FrameResult(frame.index, frame.timestamp, True, det, cls, tuple(events),
                            timings, motion.fraction if motion is not None else 0.0,
-                           seen.drift, motion, frame.image, art)
+                           seen.drift, motion, frame.image, art, self._learnt())
+
+    def _learnt(self) -> tuple[tuple[str, np.ndarray], ...]:
+        """The cards the players named, with their pictures, while the model does not know
+        the deck's art: labelled pictures of a deck to enrol (every such card is asked
+        about). Answers given before the art is judged wait for the verdict; with a deck
+        the model knows, or read with a profile, the pictures are dropped: the few cards
+        asked about are no deck to enrol."""
+        named = self.tracker.named()
+        verdict = self.familiarity.verdict if self.familiarity is not None else None
+        if self.familiarity is None or (verdict is not None and verdict.familiar):
+            self._named_unjudged.clear()
+            return ()
+        self._named_unjudged += named
+        if verdict is None:
+            return ()
+        out, self._named_unjudged = tuple(self._named_unjudged), []
+        return out
 
     def process(self, frame: Frame) -> FrameResult:
         return self.read(self.see(frame))

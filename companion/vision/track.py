@@ -11,21 +11,29 @@ Events: ``appeared`` (a card settled; ``covers`` names the card it was laid on),
 readings are not confident or do not agree (or a doubtful card was taken away before it
 settled), so the event lists the top candidates and leaves the decision to a person. The
 tracker never turns a doubtful reading into a card.
+
+A card the players name (:meth:`TableTracker.name`) is handed on with its picture, the
+sharpest whole crop among the readings it was asked about on (:meth:`TableTracker.named`):
+with a deck the model does not know, those answers are pictures of the deck, each labelled.
 """
 
 from __future__ import annotations
 
 from collections import Counter, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from companion.layouts import Layout
 from companion.vision.classify import TOP_K
+from companion.vision.cues import sharpness
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionMap
 
 FACE_DOWN = "face-down"
+# A reading's crop is a picture of the card if this much of the card is in view (the
+# detector's ``visible``: not covered by another card)
+WHOLE = 0.9
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,11 @@ class _Track:
     # which stands for that card until another card is laid on it
     read_as: str | None = None
     settled_at: int = -1  # the frame it last settled on a card (its event's last_frame)
+    # (label, crop or None) of the readings a vote is on: the crop where the card was
+    # wholly in view; and the sharpest crop its last event was decided on, read as what
+    # was decided: the picture of the card the players may be asked about
+    views: deque = field(default_factory=deque)
+    picture: np.ndarray | None = None
 
 
 def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
@@ -106,6 +119,17 @@ def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
         return False
     named = t.asked[:1] if t.unsure else (t.label, t.read_as)
     return candidates[0][0] in named
+
+
+def _sharpest(views: deque, label: str) -> np.ndarray | None:
+    """The sharpest whole crop of the readings that read ``label`` (of all readings, when
+    none did: an unsure card's readings may all differ)."""
+    crops = [c for lab, c in views if c is not None and lab == label and lab != FACE_DOWN]
+    if not crops and label != FACE_DOWN:
+        crops = [c for lab, c in views if c is not None and lab != FACE_DOWN]
+    if not crops:
+        return None
+    return crops[int(np.argmax(sharpness(np.stack(crops))))]
 
 
 class TableTracker:
@@ -148,6 +172,7 @@ class TableTracker:
         self._next_id = 0
         self._zone_counts: Counter = Counter()
         self._told: deque[tuple[int, str, int]] = deque()  # (track, card, asked at)
+        self._named: list[tuple[str, np.ndarray]] = []
 
     def name(self, track_id: int, card_id: str, asked_at: int) -> None:
         """The players named the card the tracker asked about (an unsure event's track,
@@ -175,6 +200,14 @@ class TableTracker:
             # on it meanwhile, before the answer came, are judged as such)
             t.read_as = t.asked[0] if t.unsure and t.asked else t.label
             t.label, t.unsure = card, False
+            if t.picture is not None:
+                self._named.append((card, t.picture))
+
+    def named(self) -> list[tuple[str, np.ndarray]]:
+        """The cards the players named since the last call, each with its picture (a 96 px
+        BGR crop); a card with no whole, settled view has none and is left out."""
+        out, self._named = self._named, []
+        return out
 
     @property
     def table(self) -> dict[str, list[str]]:
@@ -218,7 +251,8 @@ class TableTracker:
                 conf = float(classifications.confidence[i])
                 topk = tuple(classifications.topk[i])
             obs.append((detections.centers_mm[i], label, conf, topk,
-                        classifications.is_evidence(i)))
+                        classifications.is_evidence(i),
+                        detections.crops[i] if detections.visible[i] >= WHOLE else None))
 
         matched = self._associate(obs)
         events: list[TrackEvent] = []
@@ -230,11 +264,12 @@ class TableTracker:
                 t.disturbed = True
             o = matched.get(t.id)
             if o is not None:
-                center, label, conf, topk, evidence = o
+                center, label, conf, topk, evidence, crop = o
                 t.center = 0.7 * t.center + 0.3 * np.asarray(center, float)
                 t.last_seen, t.missed = frame_index, 0
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
+                    t.views.append((label, None if crop is None else crop.copy()))
                     events += self._vote(t, frame_index, timestamp)
             elif not gated:
                 t.missed += 1
@@ -247,10 +282,12 @@ class TableTracker:
                                                   timestamp))
                     else:
                         events += self._gone_unnamed(t, timestamp)
-        for center, label, conf, topk, _ in (o for k, o in matched.items() if k < 0):
+        for center, label, conf, topk, _, crop in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
                        deque(maxlen=self.stable_frames * 2), since=frame_index)
             self._next_id += 1
+            t.views = deque([(label, None if crop is None else crop.copy())],
+                            maxlen=self.stable_frames)  # (copied: the frame's crops go)
             t.readings.append((label, conf, topk))
             self._tracks.append(t)
         return events + self._cleared(frame_index, timestamp)
@@ -324,6 +361,7 @@ class TableTracker:
             t.since = first
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
         t.settled_at = frame
+        t.picture = _sharpest(t.views, label)
         candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False

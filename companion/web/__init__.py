@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.store import Store
 from companion.web.capture import CaptureThread, FrameHub
+from companion.web.draft import Draft
 from companion.web.table import TableSession
 
 MAX_UPLOAD_BYTES = 4 * 1024 * 1024
@@ -27,6 +28,7 @@ class Runtime:
     store: Store
     table: TableSession
     hub: FrameHub
+    draft: Draft
     capture: CaptureThread | None = None
 
     def stop(self) -> None:
@@ -60,13 +62,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     source = app.config["SOURCE"]
     table = TableSession(store, title=app.config["SESSION_TITLE"], source=str(source or ""))
     hub = FrameHub()
-    rt = Runtime(store, table, hub)
+    rt = Runtime(store, table, hub, Draft.load(app.config["PROFILES_DIR"]))
     if source is not None:
         from companion.web.feeds import open_feed
         seed, speed = app.config["DEMO_SEED"], app.config["DEMO_SPEED"]
         rt.capture = CaptureThread(table, hub, lambda: open_feed(str(source), seed, speed),
                                    loop=(str(source) in ("demo", "replay")),
-                                   profiles_dir=app.config["PROFILES_DIR"])
+                                   profiles_dir=app.config["PROFILES_DIR"], draft=rt.draft)
         rt.capture.start()
     else:
         table.set_camera(ok=False, text="no camera: manual play and uploads only")

@@ -21,7 +21,9 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from companion.cards import Card, deck_cards
 from companion.games.base import Move
+from companion.web.draft import Draft
 from companion.web.table import TableError, TableSession
 
 log = logging.getLogger(__name__)
@@ -38,8 +40,10 @@ class CardOverlay:
 @dataclass(frozen=True)
 class Observation:
     # "move", "unsure", "question", "settled" (the camera named a card it asked about),
-    # "start", "end", "correct", "sync", "note", "art" (context "text": the deck's art is
-    # new to the model and what to do, shown on every page; "" when that no longer holds)
+    # "start", "end", "correct", "sync", "note", "learnt" (context "card" and "picture": a
+    # card the players named, for the enrolment draft), "art" (context "text": the deck's
+    # art is new to the model and what to do, shown on every page; "" when that no longer
+    # holds)
     kind: str
     move: Move | None = None
     text: str = ""
@@ -147,10 +151,13 @@ class CaptureThread(threading.Thread):
     """Reads one feed forever: reopens it when it fails (a camera unplugged), loops demos."""
 
     def __init__(self, table: TableSession, hub: FrameHub, open_feed: Callable[[], Feed],
-                 loop: bool = False, retry_s: float = 0.5, profiles_dir: str = "profiles"):
+                 loop: bool = False, retry_s: float = 0.5, profiles_dir: str = "profiles",
+                 draft: Draft | None = None):
         super().__init__(name="capture", daemon=True)
         self.table, self.hub, self.open_feed = table, hub, open_feed
         self.profiles_dir = Path(profiles_dir)
+        self.draft = draft  # where the cards named at the table go (Observation "learnt")
+        self._learning = False  # a card named at the table joined the draft since it opened
         self.loop, self.retry_s = loop, retry_s
         self._halt = threading.Event()
         self.frames = 0
@@ -244,9 +251,35 @@ class CaptureThread(threading.Thread):
         return named_profile(self.table.settings, self.profiles_dir)
 
     def _handle(self, obs: Observation, index: int | None = None) -> None:
+        if obs.kind == "learnt":  # the draft has its own lock, and writes a file
+            note = self._learn(obs.context["card"], obs.context["picture"])
+            if note is None:
+                return
+            obs = note
         # under the table's lock: a game set up on the dashboard meanwhile is seen here
         with self.table.lock:
             self._handle_locked(obs, index)
+
+    def _learn(self, card_id: str, picture) -> Observation | None:
+        """A card the players named, with its picture, joins the enrolment draft; the table
+        is told the first time and when the deck is whole."""
+        if self.draft is None or not self.draft.learn(card_id, picture):
+            return None
+        deck = Card.parse(card_id).deck
+        have, total = self.draft.faces(deck), len(deck_cards(deck))
+        first, self._learning = not self._learning, True
+        if have == total:
+            return Observation("note", text=(
+                f"Every card of this {deck.value} deck has now been named: save them as a "
+                "deck profile on the Enrol page and name it on Setup, and each question "
+                "offers its best guesses first (a picture of each card, companion enroll, "
+                "has the cards read without asking)."), context={"prominent": True})
+        if first:
+            return Observation("note", text=(
+                f"Each card you name is kept as a picture of this deck, to enrol it ({have} of "
+                f"its {total} cards so far). Once every card is named, save them as a deck "
+                "profile on the Enrol page."))
+        return None
 
     def _handle_locked(self, obs: Observation, index: int | None) -> None:
         if obs.kind == "art":  # shown on every page, with or without a game

@@ -9,73 +9,34 @@ whole deck can be enrolled a table-full at a time. Saving builds the profile fro
 ``PROFILES_DIR/NAME.npz``. Only confirmed cards are enrolled: nothing is learnt from a guess.
 A card lying face down is offered as the deck's back (``BACK``): with the back enrolled, a
 face-down card of a plain-backed deck is not read as a face (see ``DeckProfile``).
-The confirmed cards are kept on disk as they grow (``PROFILES_DIR/.enroll-draft.npz``), so a
-restarted dashboard goes on where the enrolment stood.
+The confirmed cards are kept on disk as they grow (:mod:`companion.web.draft`), so a
+restarted dashboard goes on where the enrolment stood. The cards the players name at the
+table, when the model does not know the deck's art, join the same draft.
 """
 
 from __future__ import annotations
 
 import base64
 import re
-import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 from flask import Blueprint, abort, current_app, jsonify
 
+from companion.cards import deck_cards
 from companion.web import runtime
 from companion.web.api import json_body, want
+from companion.web.draft import BACK, Draft
 from companion.web.media import MODEL_LOCK, card_or_400, classifier_or_503
 
 bp = Blueprint("enroll", __name__)
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
-BACK = "back"  # the label of the deck's back, as in a manifest
-
-
-@dataclass
-class Draft:
-    """The cards of one enrolment: the last scan's crops and the confirmed ones so far."""
-
-    scan: list[np.ndarray] = field(default_factory=list)
-    cards: dict[str, np.ndarray] = field(default_factory=dict)  # card id -> crop
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-DRAFT_FILE = ".enroll-draft.npz"
-
-
-def _draft_path() -> Path:
-    return Path(current_app.config["PROFILES_DIR"]) / DRAFT_FILE
 
 
 def _draft() -> Draft:
-    ext = current_app.extensions
-    if "companion-enroll" not in ext:
-        d = Draft()
-        path = _draft_path()
-        if path.is_file():
-            try:
-                with np.load(path) as z:
-                    d.cards = {k: z[k] for k in z.files}
-            except (OSError, ValueError) as e:
-                current_app.logger.warning("enrolment draft %s unreadable: %s", path, e)
-        ext.setdefault("companion-enroll", d)
-    return ext["companion-enroll"]
-
-
-def _keep(d: Draft) -> None:
-    """Write the confirmed cards to disk, or remove the file when there are none."""
-    path = _draft_path()
-    if d.cards:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, **d.cards)
-        tmp.replace(path)
-    else:
-        path.unlink(missing_ok=True)
+    return runtime().draft
 
 
 def _png_data_url(crop: np.ndarray) -> str:
@@ -84,8 +45,14 @@ def _png_data_url(crop: np.ndarray) -> str:
 
 
 def _summary(d: Draft) -> dict:
-    decks = sorted({card_or_400(c).deck.value for c in d.cards if c != BACK})
-    return {"cards": sorted(d.cards), "count": len(d.cards), "decks": decks}
+    """The labelled cards so far; ``faces`` and ``deck_size``: of one deck, how many of
+    its faces there are, and of how many (the back is not a face)."""
+    decks = d.decks()
+    (deck,) = decks if len(decks) == 1 else (None,)
+    return {"cards": sorted(d.cards), "count": len(d.cards),
+            "decks": sorted(k.value for k in decks),
+            "faces": d.faces(deck) if deck else 0,
+            "deck_size": len(deck_cards(deck)) if deck else None}
 
 
 @bp.get("/api/enroll")
@@ -165,7 +132,7 @@ def confirm():
                        f"{', '.join(sorted(k.value for k in decks))}")
         d.cards.update(chosen)  # a card confirmed again takes its newer picture
         d.scan = []
-        _keep(d)
+        d.keep()
         return jsonify(_summary(d))
 
 
@@ -194,7 +161,7 @@ def save():
             abort(400, str(e))
         save_profile(profile, path)
         d.cards.clear()
-        _keep(d)
+        d.keep()
         return jsonify(path=str(path), name=name, deck=profile.deck.value,
                        cards=len(profile.card_ids), back=profile.back_embeddings is not None,
                        model_agreement=round(profile.model_agreement, 3),
@@ -207,5 +174,5 @@ def reset():
     d = _draft()
     with d.lock:
         d.scan, d.cards = [], {}
-        _keep(d)
+        d.keep()
         return jsonify(_summary(d))

@@ -213,7 +213,9 @@ class VisionFeed:
                             if self.referee else []
                         story = self._story(outs)
                     obs = start + _frame_notes(fr) + self._tracker_news(fr.events, offset) \
-                        + tuple(o for out in outs for o in _convert(out, offset)) + story
+                        + tuple(o for out in outs for o in _convert(out, offset)) + story \
+                        + tuple(Observation("learnt", context={"card": c, "picture": p})
+                                for c, p in fr.learnt)
                     start = ()
                     yield FeedItem(fr.image, offset + fr.frame_index,
                                    media_t + fr.timestamp / self.speed,

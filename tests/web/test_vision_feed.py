@@ -186,3 +186,32 @@ def test_a_moved_camera_and_a_deck_read_surely_after_all_are_told():
                                                  drift=None))
     assert "knows this deck's art" in again.text and "name cards again" in again.text
     assert again.context["prominent"] and (status.kind, status.context) == ("art", {"text": ""})
+
+
+def test_the_cards_named_at_a_table_of_unknown_art_come_with_their_pictures(tmp_path):
+    """Answered before the art is judged, they wait for the verdict; each picture is the
+    camera's crop of the card the answer named."""
+    from companion.layouts import load_layout
+    zones = {z.id: z.center_mm for z in load_layout("ganjifa").zones}
+    cards = [DrawnCard(tuple(map(float, zones[f"play{k}"])), PALETTE[k]) for k in range(3)]
+    for k in range(30):
+        cv2.imwrite(str(tmp_path / f"{k:03}.png"), render(cards, seed=1, noise_seed=k).image)
+    feed = VisionFeed(str(tmp_path), stages=lambda video, deck: (GuessingReader(), None))
+    feed.game_provider = lambda: (7, "ganjifa", 4, {}, None, False)
+    named = {"play0": "kalki-9", "play1": "kalki-8", "play2": "kalki-7"}
+    learnt, verdict = [], None
+    for item in feed.items():
+        for o in item.observations:
+            if o.kind == "unsure":
+                feed.answer("unsure", o.context, named[o.context["zone"]])
+            elif o.kind == "note" and "art" in o.context:
+                verdict = item.index
+            elif o.kind == "learnt":
+                learnt.append((item.index, o.context["card"], o.context["picture"]))
+    assert verdict is not None and {i for i, _, _ in learnt} == {verdict}
+    assert sorted(c for _, c, _ in learnt) == sorted(named.values())
+    for _, card, pic in learnt:
+        assert pic.shape == (96, 96, 3) and pic.dtype == np.uint8
+        face = np.median(pic[36:60, 36:60].reshape(-1, 3), axis=0)
+        nearest = int(np.argmin([np.abs(face - np.array(c)).sum() for c in PALETTE[:3]]))
+        assert named[f"play{nearest}"] == card  # the picture is of the card named

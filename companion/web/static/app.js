@@ -395,7 +395,8 @@ async function initLearn() {
 
 // ---- Enrol a deck -----------------------------------------------------------------------
 function showDraft(d) {
-  $("#e-draft").textContent = d.count ? `${d.count} card(s) confirmed (${d.decks.join(", ")}): ${d.cards.map((c) => c === "back" ? "the back" : cardName(c)).join(", ")}` : "No cards confirmed yet.";
+  const of = d.deck_size ? `${d.faces} of the ${d.deck_size} cards` : `${d.count} card(s)`;
+  $("#e-draft").textContent = d.count ? `${of} named, here or by answers at the table (${d.decks.join(", ")}): ${d.cards.map((c) => c === "back" ? "the back" : cardName(c)).join(", ")}` : "No cards named yet.";
 }
 function cardPicker(index, reading) {
   const sel = el("select", { "data-index": String(index), "aria-label": `name of card ${index + 1}` }, el("option", { value: "" }, "skip this card"),

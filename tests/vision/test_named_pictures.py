@@ -1,0 +1,143 @@
+"""A card the players name is handed on with its picture (TableTracker.named), and the
+pipeline keeps such pictures only of a deck whose art the model does not know
+(Pipeline.learnt): the labelled pictures the enrolment draft learns a deck from."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.layouts import load_layout
+from companion.vision.classify import ALWAYS_ASK, Classifications
+from companion.vision.detect import Detections
+from companion.vision.familiar import ArtFamiliarity, ArtVerdict
+from companion.vision.pipeline import Pipeline
+from companion.vision.track import TableTracker
+
+LAYOUT = load_layout("kendra-kari")
+POS = LAYOUT.zone("pos2").center_mm
+
+
+def picture(seed: int, blur: float = 0.0) -> np.ndarray:
+    """A card-like crop: a random pattern, blurred by ``blur`` px (0: sharp)."""
+    rng = np.random.default_rng(seed)
+    img = cv2.resize(rng.integers(0, 255, (12, 12, 3), dtype=np.uint8), (96, 96),
+                     interpolation=cv2.INTER_NEAREST)
+    return cv2.GaussianBlur(img, (0, 0), blur) if blur else img
+
+
+def seen(crop: np.ndarray, card: str, visible: float = 1.0, conf: float = 0.5
+         ) -> tuple[Detections, Classifications]:
+    """One card at pos2, read as ``card`` at ``conf``."""
+    c = np.array([POS], float)
+    det = Detections(c, c * 2, np.full(1, 60.0), np.array([visible]), crop[None].copy(),
+                     np.ones(1))
+    cls = Classifications([card], np.array([conf]), np.zeros(1), np.zeros(1),
+                          [[(card, conf), ("kalki-2", 0.1)]])
+    return det, cls
+
+
+def lay(tracker: TableTracker, frames: list, start: int = 0) -> list:
+    events = []
+    for k, (det, cls) in enumerate(frames):
+        events += tracker.update(start + k, (start + k) / 30, det, cls)
+    return events
+
+
+def asking_tracker() -> TableTracker:
+    return TableTracker(LAYOUT, stable_frames=4, min_confidence=ALWAYS_ASK)
+
+
+def test_a_named_card_comes_with_its_sharpest_whole_picture():
+    tr = asking_tracker()
+    sharp, blurred = picture(1), picture(1, blur=3.0)
+    # asked about on frame 6, from the readings of frames 3-6: a hand's blur, the card
+    # still for a moment, blur again, a neighbour's card laid half over it
+    frames = [seen(blurred, "kalki-7")] * 4 + [seen(sharp, "kalki-7"), seen(blurred, "kalki-7"),
+                                               seen(picture(5), "kalki-7", visible=0.5)]
+    (asked,) = lay(tr, frames)
+    assert asked.kind == "unsure"
+    assert tr.named() == []  # nobody answered yet
+    tr.name(asked.track_id, "kalki-2", asked.last_frame)
+    lay(tr, [seen(sharp, "kalki-7")], start=7)
+    ((card, pic),) = tr.named()
+    assert card == "kalki-2" and np.array_equal(pic, sharp)
+    assert tr.named() == []  # handed on once
+
+
+def test_a_card_never_wholly_in_view_comes_without_a_picture():
+    tr = asking_tracker()
+    (asked,) = lay(tr, [seen(picture(1), "kalki-7", visible=0.6)] * 7)
+    tr.name(asked.track_id, "kalki-7", asked.last_frame)
+    lay(tr, [seen(picture(1), "kalki-7", visible=0.6)], start=7)
+    assert tr.named() == []
+
+
+def test_the_picture_of_a_card_laid_on_another_is_the_new_card():
+    tr = asking_tracker()
+    below, above = picture(1), picture(2)
+    (first,) = lay(tr, [seen(below, "kalki-7")] * 7)
+    tr.name(first.track_id, "kalki-7", first.last_frame)
+    lay(tr, [seen(below, "kalki-7")], start=7)
+    assert [c for c, _ in tr.named()] == ["kalki-7"]
+    events = lay(tr, [seen(above, "vamana-raja")] * 12, start=8)
+    (second,) = [e for e in events if e.kind == "unsure"]
+    tr.name(second.track_id, "vamana-raja", second.last_frame)
+    lay(tr, [seen(above, "vamana-raja")], start=20)
+    ((card, pic),) = tr.named()
+    assert card == "vamana-raja" and np.array_equal(pic, above)
+
+
+class Guessing:
+    """A classifier of a deck it does not know: every reading the frame's own, unsure."""
+
+    may_not_know_the_art = True
+
+    def classify(self, crops):
+        n = len(crops)
+        return Classifications(["kalki-7"] * n, np.full(n, 0.5), np.zeros(n), np.zeros(n),
+                               [[("kalki-7", 0.5), ("kalki-2", 0.1)]] * n)
+
+
+class Judged(ArtFamiliarity):
+    """A familiarity whose verdict the test sets."""
+
+    def update(self, classifications):
+        return None
+
+
+def named_once(pipe: Pipeline, card: str = "kalki-2") -> None:
+    pipe.tracker._named.append((card, picture(3)))
+
+
+def test_the_pipeline_hands_on_pictures_only_of_art_the_model_does_not_know():
+    pipe = Pipeline(Guessing(), TableTracker(LAYOUT), familiarity=Judged())
+    named_once(pipe)
+    assert pipe._learnt() == ()  # answered before the art was judged: it waits
+    pipe.familiarity.verdict = ArtVerdict(60, 0, familiar=False)
+    named_once(pipe, "kalki-3")
+    assert [c for c, _ in pipe._learnt()] == ["kalki-2", "kalki-3"]
+    assert pipe._learnt() == ()
+    # the model reads the cards after all: nothing more is kept, and what waited goes
+    pipe.familiarity.verdict = ArtVerdict(200, 150, familiar=True, again=True)
+    named_once(pipe, "kalki-4")
+    assert pipe._learnt() == ()
+
+
+def test_answers_before_a_verdict_of_known_art_are_dropped():
+    pipe = Pipeline(Guessing(), TableTracker(LAYOUT), familiarity=Judged())
+    named_once(pipe)
+    pipe._learnt()
+    pipe.familiarity.verdict = ArtVerdict(60, 55, familiar=True)
+    assert pipe._learnt() == ()
+    pipe.familiarity.verdict = ArtVerdict(60, 0, familiar=False)  # (not seen at play)
+    assert pipe._learnt() == ()  # what waited was dropped
+
+
+def test_a_deck_read_with_a_profile_keeps_no_pictures():
+    class WithProfile(Guessing):
+        may_not_know_the_art = False
+    pipe = Pipeline(WithProfile(), TableTracker(LAYOUT))
+    assert pipe.familiarity is None
+    named_once(pipe)
+    assert pipe._learnt() == ()

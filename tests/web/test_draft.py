@@ -1,0 +1,70 @@
+"""The enrolment draft learns the cards the players name at the table (Draft.learn), and
+the capture thread tells the table how far the deck is enrolled."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.cards import DeckKind, deck_cards
+from companion.store import Store
+from companion.web.capture import CaptureThread, FrameHub, Observation
+from companion.web.draft import BACK, Draft
+from companion.web.table import TableSession
+
+
+def picture(seed: int, blur: float = 0.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = cv2.resize(rng.integers(0, 255, (12, 12, 3), dtype=np.uint8), (96, 96),
+                     interpolation=cv2.INTER_NEAREST)
+    return cv2.GaussianBlur(img, (0, 0), blur) if blur else img
+
+
+def test_a_card_named_at_the_table_joins_the_draft_on_disk(tmp_path):
+    d = Draft.load(tmp_path)
+    assert d.learn("kalki-2", picture(1))
+    assert not d.learn("kalki-2", picture(2))  # its sharp picture stays
+    again = Draft.load(tmp_path)  # a restarted dashboard
+    assert list(again.cards) == ["kalki-2"] and np.array_equal(again.cards["kalki-2"],
+                                                               picture(1))
+    assert again.faces(DeckKind.DASHAVATARA) == 1 and again.faces(DeckKind.MUGHAL) == 0
+
+
+def test_a_blurred_picture_gives_way_to_a_sharper_one_only(tmp_path):
+    d = Draft.load(tmp_path)
+    d.cards["kalki-2"] = picture(1, blur=4.0)  # confirmed on the Enrol page, blurred
+    assert not d.learn("kalki-2", picture(1, blur=6.0))
+    assert d.learn("kalki-2", picture(1))
+    assert np.array_equal(d.cards["kalki-2"], picture(1))
+
+
+def test_a_draft_of_another_deck_or_a_bad_card_id_learns_nothing(tmp_path):
+    d = Draft.load(tmp_path)
+    d.cards["surya-7"] = picture(1)  # a Mughal card on the Enrol page
+    d.cards[BACK] = picture(9)
+    assert not d.learn("kalki-2", picture(2))
+    assert not d.learn("not-a-card", picture(2))
+    assert sorted(d.cards) == [BACK, "surya-7"] and not (tmp_path / ".enroll-draft.npz").exists()
+    assert d.learn("surya-8", picture(3))  # the back belongs to no deck
+
+
+def test_the_table_is_told_when_it_starts_enrolling_and_when_the_deck_is_whole(tmp_path):
+    table = TableSession(Store(":memory:"))
+    draft = Draft.load(tmp_path)
+    cap = CaptureThread(table, FrameHub(), lambda: None, draft=draft)
+    game = table.start_game("kendra-kari", 4)  # a Mughal deck
+    cards = [c.id for c in deck_cards(DeckKind.MUGHAL)]
+
+    def notes():
+        return [(a.text, a.prominent) for a in table.store.announcements(game, limit=1000)
+                if a.kind == "note"]
+    for k, card in enumerate(cards):
+        cap._handle(Observation("learnt", context={"card": card, "picture": picture(k)}))
+        if k == 0:
+            ((said, prominent),) = notes()
+            assert "1 of its 96 cards so far" in said and not prominent
+    cap._handle(Observation("learnt", context={"card": cards[0], "picture": picture(99)}))
+    assert len(draft.cards) == 96
+    (first, (whole, prominent)) = notes()  # nothing said between the first and the last
+    assert "Every card of this mughal deck has now been named" in whole and prominent
+    assert len(whole) <= 300  # (TableSession.note keeps 300 characters)
