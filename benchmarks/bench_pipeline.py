@@ -286,16 +286,17 @@ def main() -> int:
     ap.add_argument("--films", type=Path, default=None,
                     help="with --real-art: keep the rendered films in this folder and use "
                          "them again on the next run")
-    ap.add_argument("--doubtful", type=int, default=DOUBTFUL_PER_FRAME,
+    ap.add_argument("--doubtful", type=int, default=None,
                     help="with --profile: unchanged doubtful cards read a frame (0: all; "
-                         f"default {DOUBTFUL_PER_FRAME}, as served)")
+                         f"default as served: {DOUBTFUL_PER_FRAME}, or all with a profile "
+                         "that names no card by itself)")
     ap.add_argument("--no-elimination", action="store_true",
                     help="events with the referee asking about every unsure card")
     ap.add_argument("--only", choices=["speed", "detect", "events"], default=None)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
     out = {}
-    doubtful = args.doubtful or None
+    doubtful = "served" if args.doubtful is None else (args.doubtful or None)
     if args.only in (None, "speed"):
         out["speed"] = bench_speed(args.frames)
     if args.only in (None, "detect"):

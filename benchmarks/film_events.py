@@ -10,7 +10,7 @@ from pathlib import Path
 from companion.layouts import load_layout
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
-from companion.vision.pipeline import DOUBTFUL_PER_FRAME, Pipeline
+from companion.vision.pipeline import Pipeline, doubtful_per_frame
 from companion.vision.reuse import ReadingReuse
 from companion.vision.source import open_source
 from companion.vision.track import TableTracker, TrackEvent
@@ -44,7 +44,7 @@ def truth_on(frames: list, frame: int, zone: str | None) -> str | None:
 
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
-              enrolled: bool = False, doubtful: int | None = DOUBTFUL_PER_FRAME,
+              enrolled: bool = False, doubtful: int | None | str = "served",
               by_elimination: bool = True, profile=None, answer_after: int = 0,
               draft=None) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
@@ -77,6 +77,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             source = meta.get("source") or f"style-{meta['style']}"
             profile = profile or enrolled_profile(source, meta["seed"], game.DECK, classifier)
             classifier = CardClassifier(MODEL, profile=profile)
+    if doubtful == "served":
+        doubtful = doubtful_per_frame(classifier)
     reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
     referee = Referee(rec.game, rec.players, rec.options, layout,
@@ -198,7 +200,7 @@ def _real_art_films(folder: Path) -> list[Path]:
 
 
 def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = None,
-                 doubtful: int | None = DOUBTFUL_PER_FRAME,
+                 doubtful: int | None | str = "served",
                  by_elimination: bool = True) -> list[dict]:
     videos = (_real_art_films(real_art) if real_art else
               sorted((ROOT / "fixtures" / "videos").glob("*.mp4")))

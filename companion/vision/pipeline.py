@@ -44,6 +44,24 @@ STAGES = ("calibrate", "rectify", "detect", "classify", "track")
 DOUBTFUL_PER_FRAME = 2
 
 
+def doubtful_per_frame(classifier) -> int | None:
+    """Unchanged doubtful cards read a frame (None: all of them), as served.
+
+    A deck profile's reading costs milliseconds a crop, so with one doubtful cards take
+    turns (``DOUBTFUL_PER_FRAME``). Not with a profile that names no card by itself (a deck
+    the model does not know, enrolled from the camera: ``classify.ALWAYS_ASK``): every card
+    is doubtful there, all the cards of a trick take turns, and a card laid on one the
+    players named got too few readings to be told apart from it before the trick was
+    gathered. With such a profile learnt from one game's answers, a second game of the
+    real-art Ganjifa deck followed 101 of its 118 moves with turns, 115 with every card
+    read on every frame (22.5 fps against 35.8; docs/benchmarks.md)."""
+    if getattr(classifier, "profile", None) is None:
+        return None
+    if getattr(classifier, "trust_bar", 0.0) >= ALWAYS_ASK:
+        return None
+    return DOUBTFUL_PER_FRAME
+
+
 class Classifier(Protocol):
     """Reads a batch of crops. One that reads at quarter turns (``rotations`` > 1) also
     takes ``turn`` and ``earlier``, as
@@ -112,9 +130,7 @@ class Pipeline:
                  reuse_readings: bool = True, familiarity: ArtFamiliarity | None = None):
         self.classifier = classifier
         if reuse is None and reuse_readings:
-            # A deck profile's reading costs milliseconds a crop: doubtful cards take turns.
-            with_profile = getattr(classifier, "profile", None) is not None
-            reuse = ReadingReuse(max_doubtful=DOUBTFUL_PER_FRAME if with_profile else None)
+            reuse = ReadingReuse(max_doubtful=doubtful_per_frame(classifier))
         self.reuse = reuse if reuse_readings else None
         self.tracker = tracker or TableTracker()
         # a classifier whose sure readings are less often right asks for surer ones

@@ -26,25 +26,26 @@ ignores them (see :class:`~companion.vision.track.TableTracker`), so they get
 With a deck profile a reading costs a few milliseconds a crop (the detail comparisons of
 :mod:`companion.vision.enroll`), against a fraction of one for the model alone, and a table
 with a few partly covered cards would spend most of each frame re-reading them. So a
-pipeline with a profile reads at most ``max_doubtful`` unchanged doubtful cards a frame,
-the longest unread first. The others give their last reading again, marked as no new
-evidence (``Classifications.evidence``): the tracker counts the card as seen but does not
-vote twice with one reading. Each doubtful card is then read every few frames, and the
-tracker gets as many independent readings a second as the classifier can afford. A card
-read below ``patient_below`` through ``patient_after`` readings in a row while nothing
-happened to it (a card half under another) has given what the detector's wobble can give:
-it is read only every ``patient_frames`` frames from then on, so that it does not take the
-turns of cards just laid. A hand near it, or a changed look, starts it afresh. A card
-read near the bar is not made to wait: on the real-art Ganjifa film such cards, read at
-0.85-0.9, were still settling, and making every card doubtful for 8 readings wait cost 11
-of its 120 moves. After 8 low readings, the real-art Kendra Kari films asked one question
-more and named one card fewer; after 16, all six films give the same events as without.
-Tried and dropped (2026-11-27): making every doubtful card wait after 16 readings below
-``keep_above`` (0.85) took the 20-card table with a profile from 2 reads a frame to 1, but
-the real-art Ganjifa film asked 28 questions instead of 25. Reading a card the players had
-named only every ``refresh_frames`` while its reading still ranked that name first counted
-the readings that disagreed and skipped those that agreed: the real-art Kendra Kari film
-asked again about its Kumancha 6 (9 questions instead of 8).
+pipeline with a profile reads at most ``max_doubtful`` unchanged doubtful cards a frame, the
+longest unread first (not with a profile that names no card by itself:
+:func:`~companion.vision.pipeline.doubtful_per_frame`). The others give their last reading
+again, marked as no new evidence (``Classifications.evidence``): the tracker counts the card
+as seen but does not vote twice with one reading. Each doubtful card is then read every few
+frames, and the tracker gets as many independent readings a second as the classifier can
+afford. A card read below ``patient_below`` through ``patient_after`` readings in a row
+while nothing happened to it (a card half under another) has given what the detector's
+wobble can give: it is read only every ``patient_frames`` frames from then on, so that it
+does not take the turns of cards just laid. A hand near it, or a changed look, starts it
+afresh. A card read near the bar is not made to wait: on the real-art Ganjifa film such
+cards, read at 0.85-0.9, were still settling, and making every card doubtful for 8 readings
+wait cost 11 of its 120 moves. After 8 low readings, the real-art Kendra Kari films asked
+one question more and named one card fewer; after 16, all six films give the same events as
+without. Tried and dropped (2026-11-27): making every doubtful card wait after 16 readings
+below ``keep_above`` (0.85) took the 20-card table with a profile from 2 reads a frame to 1,
+but the real-art Ganjifa film asked 28 questions instead of 25. Reading a card the players
+had named only every ``refresh_frames`` while its reading still ranked that name first
+counted the readings that disagreed and skipped those that agreed: the real-art Kendra Kari
+film asked again about its Kumancha 6 (9 questions instead of 8).
 
 This is what lets the pipeline read new cards with test-time rotations and still keep up
 with the camera.

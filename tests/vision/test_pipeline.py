@@ -10,7 +10,7 @@ import pytest
 from table_drawing import PALETTE, DrawnCard, render
 
 from companion.layouts import load_layout
-from companion.vision.classify import Classifications
+from companion.vision.classify import ALWAYS_ASK, Classifications
 from companion.vision.cores import HALF_THE_CORES
 from companion.vision.pipeline import DOUBTFUL_PER_FRAME, STAGES, Pipeline
 from companion.vision.source import FakeSource, Frame, SourceError
@@ -96,12 +96,17 @@ def test_reading_every_crop_afresh_gives_the_same_events():
     assert events(True)[0] == fresh
 
 
-def test_doubtful_cards_take_turns_only_when_read_with_a_deck_profile():
+def test_doubtful_cards_take_turns_only_when_read_with_a_profile_that_names_cards():
     class ProfileOracle(ColourOracle):
         profile = "a deck profile"  # its readings cost milliseconds a crop
 
+    class AskingProfileOracle(ProfileOracle):
+        trust_bar = ALWAYS_ASK  # names no card by itself: every card is doubtful
+
     assert Pipeline(ColourOracle()).reuse.max_doubtful is None
     assert Pipeline(ProfileOracle()).reuse.max_doubtful == DOUBTFUL_PER_FRAME
+    # every card of a trick taking turns, a card laid on a named one went unseen
+    assert Pipeline(AskingProfileOracle()).reuse.max_doubtful is None
 
 
 def test_a_classifier_that_asks_for_surer_readings_gets_questions_not_cards():

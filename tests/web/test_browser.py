@@ -161,7 +161,7 @@ def test_learn_page_identifies_an_uploaded_card(server, page, tmp_path):
 
 def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     """The Enrol page on the demo's camera: scan, keep one card's name, confirm, save."""
-    from companion.cards import Card
+    from companion.cards import Card, deck_cards
     from companion.vision.enroll import load_profile
     profiles = tmp_path / "profiles"
     srv = server("--profiles-dir", str(profiles))
@@ -189,9 +189,14 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
         picks[keep].select_option("matsya-1")
     name = picks[keep].input_value()
     page.click("#e-confirm")
-    page.wait_for_function("document.querySelector('#e-draft').textContent.includes('1 card')")
-    assert page.inner_text("#e-draft").endswith(
-        "the back" if name == "back" else Card.parse(name).name)
+    page.wait_for_function("document.querySelector('#e-draft').textContent.includes('named')")
+    said = page.inner_text("#e-draft")
+    if name == "back":  # of no deck
+        assert said.startswith("1 card(s) named") and said.endswith("the back")
+    else:
+        size = len(deck_cards(Card.parse(name).deck))
+        assert said.startswith(f"1 of the {size} cards named")
+        assert said.endswith(Card.parse(name).name)
     page.fill("#e-name", "table-deck")
     page.click("#e-save button[type=submit]")
     page.wait_for_function("document.querySelector('#e-msg').textContent.includes('saved')")

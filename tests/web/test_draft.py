@@ -65,6 +65,19 @@ def test_the_table_is_told_when_it_starts_enrolling_and_when_the_deck_is_whole(t
             assert "1 of its 96 cards so far" in said and not prominent
     cap._handle(Observation("learnt", context={"card": cards[0], "picture": picture(99)}))
     assert len(draft.cards) == 96
-    (first, (whole, prominent)) = notes()  # nothing said between the first and the last
+    (_first, (whole, prominent)) = notes()  # nothing said between the first and the last
     assert "Every card of this mughal deck has now been named" in whole and prominent
     assert len(whole) <= 300  # (TableSession.note keeps 300 characters)
+
+
+def test_the_enrol_page_counts_the_cards_named_at_the_table(make_app, tmp_path):
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    cv2.imwrite(str(shots / "000.png"), np.full((72, 128, 3), 90, np.uint8))
+    app = make_app(SOURCE=str(shots), PROFILES_DIR=str(tmp_path / "profiles"))
+    rt = app.extensions["companion"]
+    assert rt.capture.draft is rt.draft  # one draft, for the camera and for the page
+    rt.capture._handle(Observation("learnt", context={"card": "surya-7",
+                                                      "picture": picture(1)}))
+    got = app.test_client().get("/api/enroll").get_json()
+    assert (got["cards"], got["faces"], got["deck_size"]) == (["surya-7"], 1, 96)
