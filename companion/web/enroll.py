@@ -136,6 +136,53 @@ def confirm():
         return jsonify(_summary(d))
 
 
+@bp.get("/api/enroll/cards")
+def named_cards():
+    """Every picture in the draft with its name, to be checked before the profile is saved
+    (the cards named at the table were not seen here)."""
+    from companion.vision.cues import sharpness
+    from companion.vision.enroll import SHARP_ENOUGH
+    d = _draft()
+    with d.lock:
+        items = sorted(d.cards.items())
+        sharp = sharpness(np.stack([crop for _, crop in items])) if items else []
+        return jsonify(cards=[{"card": cid, "image": _png_data_url(crop),
+                               "blurred": bool(s < SHARP_ENOUGH)}
+                              for (cid, crop), s in zip(items, sharp)], draft=_summary(d))
+
+
+@bp.post("/api/enroll/rename")
+def rename():
+    """``labels``: {a card id in the draft: the picture's right name, or "" to drop it}; the
+    pictures left out keep their names. Names may be swapped; each card exists once."""
+    data = json_body("labels")
+    labels = want(data, "labels", dict)
+    d = _draft()
+    with d.lock:
+        unknown = sorted(k for k in labels if k not in d.cards)
+        if unknown:
+            abort(400, f"no picture named {', '.join(map(repr, unknown))} in the draft: "
+                       "check the named cards again")
+        renamed: dict[str, np.ndarray] = {}
+        for old, crop in d.cards.items():
+            cid = labels.get(old, old)
+            if not isinstance(cid, str):
+                abort(400, f"the name of {old!r} must be a card id such as 'surya-7', or ''")
+            if not cid:
+                continue  # dropped
+            cid = cid if cid == BACK else card_or_400(cid).id
+            if cid in renamed:
+                abort(400, f"{cid} is given to two pictures: each card exists once")
+            renamed[cid] = crop
+        decks = {card_or_400(c).deck for c in renamed if c != BACK}
+        if len(decks) > 1:
+            abort(400, "a profile is one deck; these names mix "
+                       f"{', '.join(sorted(k.value for k in decks))}")
+        d.cards = renamed
+        d.keep()
+        return jsonify(_summary(d))
+
+
 @bp.post("/api/enroll/save")
 def save():
     from companion.vision.classify import KNOWN_ART

@@ -189,7 +189,7 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
         picks[keep].select_option("matsya-1")
     name = picks[keep].input_value()
     page.click("#e-confirm")
-    page.wait_for_function("document.querySelector('#e-draft').textContent.includes('named')")
+    page.wait_for_function("document.querySelector('#e-draft').textContent.includes('named, here')")
     said = page.inner_text("#e-draft")
     if name == "back":  # of no deck
         assert said.startswith("1 card(s) named") and said.endswith("the back")
@@ -197,9 +197,19 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
         size = len(deck_cards(Card.parse(name).deck))
         assert said.startswith(f"1 of the {size} cards named")
         assert said.endswith(Card.parse(name).name)
+        # the name was wrong after all: put right on the named pictures
+        page.click("#e-review")
+        page.wait_for_selector("#e-named select")
+        (pick,) = page.query_selector_all("#e-named select")
+        assert pick.input_value() == name
+        name = next(c.id for c in deck_cards(Card.parse(name).deck) if c.id != name)
+        pick.select_option(name)
+        page.click("#e-rename")
+        page.wait_for_function("document.querySelector('#e-msg').textContent == 'names saved'")
+        assert page.inner_text("#e-draft").endswith(Card.parse(name).name)
     page.fill("#e-name", "table-deck")
     page.click("#e-save button[type=submit]")
-    page.wait_for_function("document.querySelector('#e-msg').textContent.includes('saved')")
+    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
     assert load_profile(profiles / "table-deck.npz").card_ids == (name,)
 
 

@@ -81,3 +81,38 @@ def test_the_enrol_page_counts_the_cards_named_at_the_table(make_app, tmp_path):
                                                       "picture": picture(1)}))
     got = app.test_client().get("/api/enroll").get_json()
     assert (got["cards"], got["faces"], got["deck_size"]) == (["surya-7"], 1, 96)
+
+
+def test_the_named_pictures_are_shown_and_a_wrong_name_is_put_right(make_app, tmp_path):
+    app = make_app(PROFILES_DIR=str(tmp_path / "profiles"))
+    draft, client = app.extensions["companion"].draft, app.test_client()
+    assert client.get("/api/enroll/cards").get_json()["cards"] == []
+    for k, card in enumerate(["kalki-2", "kalki-3", "rama-raja"]):
+        draft.learn(card, picture(k))
+    draft.cards["kalki-5"] = picture(4, blur=5.0)
+    shown = client.get("/api/enroll/cards").get_json()
+    assert [c["card"] for c in shown["cards"]] == ["kalki-2", "kalki-3", "kalki-5", "rama-raja"]
+    assert [c["blurred"] for c in shown["cards"]] == [False, False, True, False]
+    assert all(c["image"].startswith("data:image/png;base64,") for c in shown["cards"])
+    # the 2 and the 3 were named the wrong way round; the blurred 5 goes
+    r = client.post("/api/enroll/rename",
+                    json={"labels": {"kalki-2": "kalki-3", "kalki-3": "kalki-2", "kalki-5": ""}})
+    assert r.status_code == 200 and r.get_json()["cards"] == ["kalki-2", "kalki-3", "rama-raja"]
+    assert np.array_equal(draft.cards["kalki-3"], picture(0))
+    assert np.array_equal(Draft.load(tmp_path / "profiles").cards["kalki-2"], picture(1))
+
+
+def test_a_rename_that_would_lose_a_picture_or_mix_decks_is_refused(make_app, tmp_path):
+    app = make_app(PROFILES_DIR=str(tmp_path / "profiles"))
+    draft, client = app.extensions["companion"].draft, app.test_client()
+    draft.learn("kalki-2", picture(1))
+    draft.learn("kalki-3", picture(2))
+    for labels, said in (({"kalki-2": "kalki-3"}, "given to two pictures"),
+                         ({"kalki-9": "kalki-3"}, "no picture named 'kalki-9'"),
+                         ({"kalki-2": "surya-2"}, "one deck"),
+                         ({"kalki-2": "kalki-99"}, "unknown rank '99'"),
+                         ({"kalki-2": 7}, "must be a card id")):
+        r = client.post("/api/enroll/rename", json={"labels": labels})
+        assert r.status_code == 400 and said in r.get_json()["error"], (labels, r.get_json())
+    assert sorted(draft.cards) == ["kalki-2", "kalki-3"]  # nothing changed
+    assert np.array_equal(draft.cards["kalki-2"], picture(1))

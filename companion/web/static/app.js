@@ -431,7 +431,26 @@ function initEnroll() {
     try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim() } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "; the model does not know this art, and its cards learnt from the camera are too small to be named surely: every card will be put to you, best guesses first (enrol pictures of the cards with `companion enroll` to have them named)")); }
     catch (e) { msg(e.message); }
   };
-  $("#e-reset").onclick = async () => { try { showDraft(await api("/api/enroll/reset", { method: "POST" })); $("#e-cards").innerHTML = ""; msg(""); } catch (e) { msg(e.message); } };
+  $("#e-reset").onclick = async () => { try { showDraft(await api("/api/enroll/reset", { method: "POST" })); $("#e-cards").innerHTML = ""; $("#e-named").innerHTML = ""; $("#e-rename").hidden = true; msg(""); } catch (e) { msg(e.message); } };
+  // the pictures named so far (at the table too, unseen here): a wrong name is put right here
+  $("#e-review").onclick = async () => {
+    try {
+      const r = await api("/api/enroll/cards");
+      const grid = $("#e-named"); grid.innerHTML = "";
+      r.cards.forEach((c, k) => {
+        const sel = cardPicker(k, c.card); sel.dataset.card = c.card; sel.options[0].textContent = "drop this picture";
+        grid.append(el("figure", {}, el("img", { src: c.image, alt: `picture named ${c.card === "back" ? "the back" : cardName(c.card)}` }),
+          el("figcaption", {}, sel, c.blurred ? el("strong", { class: "blurred" }, " blurred") : "")));
+      });
+      $("#e-rename").hidden = !r.cards.length; showDraft(r.draft);
+      msg(r.cards.length ? "put right any wrong name, or drop a picture, then save these names" : "no cards named yet");
+    } catch (e) { msg(e.message); }
+  };
+  $("#e-rename").onclick = async () => {
+    const labels = {}; document.querySelectorAll("#e-named select").forEach((s) => { if (s.value !== s.dataset.card) labels[s.dataset.card] = s.value; });
+    try { showDraft(await api("/api/enroll/rename", { json: { labels } })); $("#e-named").innerHTML = ""; $("#e-rename").hidden = true; msg("names saved"); }
+    catch (e) { msg(e.message); }
+  };
 }
 
 // ---- Manual play ------------------------------------------------------------------------
