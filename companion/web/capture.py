@@ -158,6 +158,7 @@ class CaptureThread(threading.Thread):
         self.profiles_dir = Path(profiles_dir)
         self.draft = draft  # where the cards named at the table go (Observation "learnt")
         self._learning = False  # a card named at the table joined the draft since it opened
+        self._art = ""  # the feed's line on the deck's art, before any count of named cards
         self.loop, self.retry_s = loop, retry_s
         self._halt = threading.Event()
         self.frames = 0
@@ -268,6 +269,9 @@ class CaptureThread(threading.Thread):
         deck = Card.parse(card_id).deck
         have, total = self.draft.faces(deck), len(deck_cards(deck))
         first, self._learning = not self._learning, True
+        if self._art:  # the line on every page counts them too
+            self.table.set_camera(art=f"{self._art} Cards named so far, to enrol it: {have} "
+                                      f"of {total}.")
         if have == total:
             return Observation("note", text=(
                 f"Every card of this {deck.value} deck has now been named: save them as a "
@@ -283,7 +287,8 @@ class CaptureThread(threading.Thread):
 
     def _handle_locked(self, obs: Observation, index: int | None) -> None:
         if obs.kind == "art":  # shown on every page, with or without a game
-            self.table.set_camera(art=obs.context.get("text", ""))
+            self._art = obs.context.get("text", "")
+            self.table.set_camera(art=self._art)
             return
         live = self.table.live
         if live is not None and live.manual_state is not None:

@@ -58,11 +58,16 @@ def test_the_table_is_told_when_it_starts_enrolling_and_when_the_deck_is_whole(t
     def notes():
         return [(a.text, a.prominent) for a in table.store.announcements(game, limit=1000)
                 if a.kind == "note"]
+    art = "The camera's model does not know this deck's art."
+    cap._handle(Observation("art", context={"text": art}))
     for k, card in enumerate(cards):
         cap._handle(Observation("learnt", context={"card": card, "picture": picture(k)}))
         if k == 0:
             ((said, prominent),) = notes()
             assert "1 of its 96 cards so far" in said and not prominent
+        if k == 41:  # the line under every page's menu counts them
+            assert table.state_json()["camera"]["art"] == \
+                f"{art} Cards named so far, to enrol it: 42 of 96."
     cap._handle(Observation("learnt", context={"card": cards[0], "picture": picture(99)}))
     assert len(draft.cards) == 96
     (_first, (whole, prominent)) = notes()  # nothing said between the first and the last
