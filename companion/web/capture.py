@@ -264,10 +264,11 @@ class CaptureThread(threading.Thread):
     def _learn(self, card_id: str, picture) -> Observation | None:
         """A card the players named, with its picture, joins the enrolment draft; the table
         is told the first time and when the deck is whole."""
-        if self.draft is None or not self.draft.learn(card_id, picture):
+        have = self.draft.learn(card_id, picture) if self.draft is not None else None
+        if have is None:
             return None
         deck = Card.parse(card_id).deck
-        have, total = self.draft.faces(deck), len(deck_cards(deck))
+        total = len(deck_cards(deck))
         first, self._learning = not self._learning, True
         if self._art:  # the line on every page counts them too
             self.table.set_camera(art=f"{self._art} Cards named so far, to enrol it: {have} "

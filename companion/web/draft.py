@@ -68,25 +68,25 @@ class Draft:
         """How many of ``deck``'s cards the draft holds."""
         return sum(1 for c in self.cards if c != BACK and Card.parse(c).deck is deck)
 
-    def learn(self, card_id: str, picture: np.ndarray) -> bool:
-        """Keep the picture of a card the players named at the table. False (and nothing
-        kept) when the card is no card id, the draft holds another deck's cards (a profile
-        is one deck), or it has a picture of that card already that is not blurred or
-        sharper than this one."""
+    def learn(self, card_id: str, picture: np.ndarray) -> int | None:
+        """Keep the picture of a card the players named at the table, and say how many of
+        its deck's cards the draft then holds. None (and nothing kept) when the card is no
+        card id, the draft holds another deck's cards (a profile is one deck), or it has a
+        picture of that card already that is not blurred or sharper than this one."""
         from companion.vision.cues import sharpness
         from companion.vision.enroll import SHARP_ENOUGH
         try:
             deck = Card.parse(card_id).deck
         except CardIdError:
-            return False
+            return None
         with self.lock:
             if self.decks() - {deck}:
-                return False
+                return None
             old = self.cards.get(card_id)
             if old is not None:
                 before, now = sharpness(np.stack([old, picture]))
                 if before >= SHARP_ENOUGH or now <= before:
-                    return False
+                    return None
             self.cards[card_id] = picture
             self.keep()
-            return True
+            return self.faces(deck)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import re
+import threading
 from pathlib import Path
 
 import cv2
@@ -33,6 +34,7 @@ from companion.web.media import MODEL_LOCK, card_or_400, classifier_or_503
 bp = Blueprint("enroll", __name__)
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+_SAVING = threading.Lock()
 
 
 def _draft() -> Draft:
@@ -192,28 +194,32 @@ def save():
     if not NAME.match(name):
         abort(400, "a profile name is 1-40 letters, digits, '-' or '_', such as 'my-mughal-deck'")
     path = Path(current_app.config["PROFILES_DIR"]) / f"{name}.npz"
-    if path.exists():
-        abort(409, f"a deck profile named {name!r} exists already; choose another name")
     model = classifier_or_503()
     d = _draft()
-    with d.lock:
-        faces = {cid: crop for cid, crop in d.cards.items() if cid != BACK}
+    with _SAVING:  # one profile written at a time, so that no name is taken twice
+        if path.exists():
+            abort(409, f"a deck profile named {name!r} exists already; choose another name")
+        # The draft is not held while the profile is built (seconds): the camera's thread
+        # adds the cards named at the table meanwhile, and those stay for the next profile.
+        with d.lock:
+            taken = dict(d.cards)
+        faces = {cid: crop for cid, crop in taken.items() if cid != BACK}
         if not faces:
-            abort(400, "no confirmed cards yet: scan the mat and confirm the labels first")
+            abort(400, "no cards named yet: scan the mat and confirm the labels first")
         try:
             with MODEL_LOCK:
-                profile = enroll_images(faces, name, model, back=d.cards.get(BACK),
-                                        cut=True)
+                profile = enroll_images(faces, name, model, back=taken.get(BACK), cut=True)
         except ProfileError as e:
             abort(400, str(e))
         save_profile(profile, path)
-        d.cards.clear()
-        d.keep()
-        return jsonify(path=str(path), name=name, deck=profile.deck.value,
-                       cards=len(profile.card_ids), back=profile.back_embeddings is not None,
-                       model_agreement=round(profile.model_agreement, 3),
-                       known_art=profile.model_agreement >= KNOWN_ART,
-                       from_camera=profile.from_camera), 201
+        with d.lock:
+            d.cards = {cid: crop for cid, crop in d.cards.items() if taken.get(cid) is not crop}
+            d.keep()
+    return jsonify(path=str(path), name=name, deck=profile.deck.value,
+                   cards=len(profile.card_ids), back=profile.back_embeddings is not None,
+                   model_agreement=round(profile.model_agreement, 3),
+                   known_art=profile.model_agreement >= KNOWN_ART,
+                   from_camera=profile.from_camera), 201
 
 
 @bp.post("/api/enroll/reset")

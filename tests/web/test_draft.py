@@ -3,11 +3,15 @@ the capture thread tells the table how far the deck is enrolled."""
 
 from __future__ import annotations
 
+import threading
+
 import cv2
 import numpy as np
+import pytest
 
 from companion.cards import DeckKind, deck_cards
 from companion.store import Store
+from companion.vision.classify import DEFAULT_MODEL
 from companion.web.capture import CaptureThread, FrameHub, Observation
 from companion.web.draft import BACK, Draft
 from companion.web.table import TableSession
@@ -22,8 +26,8 @@ def picture(seed: int, blur: float = 0.0) -> np.ndarray:
 
 def test_a_card_named_at_the_table_joins_the_draft_on_disk(tmp_path):
     d = Draft.load(tmp_path)
-    assert d.learn("kalki-2", picture(1))
-    assert not d.learn("kalki-2", picture(2))  # its sharp picture stays
+    assert d.learn("kalki-2", picture(1)) == 1  # of its deck's cards, now
+    assert d.learn("kalki-2", picture(2)) is None  # its sharp picture stays
     again = Draft.load(tmp_path)  # a restarted dashboard
     assert list(again.cards) == ["kalki-2"] and np.array_equal(again.cards["kalki-2"],
                                                                picture(1))
@@ -33,8 +37,8 @@ def test_a_card_named_at_the_table_joins_the_draft_on_disk(tmp_path):
 def test_a_blurred_picture_gives_way_to_a_sharper_one_only(tmp_path):
     d = Draft.load(tmp_path)
     d.cards["kalki-2"] = picture(1, blur=4.0)  # confirmed on the Enrol page, blurred
-    assert not d.learn("kalki-2", picture(1, blur=6.0))
-    assert d.learn("kalki-2", picture(1))
+    assert d.learn("kalki-2", picture(1, blur=6.0)) is None
+    assert d.learn("kalki-2", picture(1)) == 1
     assert np.array_equal(d.cards["kalki-2"], picture(1))
 
 
@@ -42,10 +46,10 @@ def test_a_draft_of_another_deck_or_a_bad_card_id_learns_nothing(tmp_path):
     d = Draft.load(tmp_path)
     d.cards["surya-7"] = picture(1)  # a Mughal card on the Enrol page
     d.cards[BACK] = picture(9)
-    assert not d.learn("kalki-2", picture(2))
-    assert not d.learn("not-a-card", picture(2))
+    assert d.learn("kalki-2", picture(2)) is None
+    assert d.learn("not-a-card", picture(2)) is None
     assert sorted(d.cards) == [BACK, "surya-7"] and not (tmp_path / ".enroll-draft.npz").exists()
-    assert d.learn("surya-8", picture(3))  # the back belongs to no deck
+    assert d.learn("surya-8", picture(3)) == 2  # the back belongs to no deck
 
 
 def test_the_table_is_told_when_it_starts_enrolling_and_when_the_deck_is_whole(tmp_path):
@@ -121,3 +125,26 @@ def test_a_rename_that_would_lose_a_picture_or_mix_decks_is_refused(make_app, tm
         assert r.status_code == 400 and said in r.get_json()["error"], (labels, r.get_json())
     assert sorted(draft.cards) == ["kalki-2", "kalki-3"]  # nothing changed
     assert np.array_equal(draft.cards["kalki-2"], picture(1))
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")
+def test_a_card_named_while_a_profile_is_built_stays_for_the_next(make_app, tmp_path,
+                                                                  monkeypatch):
+    import companion.vision.enroll as enrol
+    app = make_app(PROFILES_DIR=str(tmp_path / "profiles"))
+    draft, client = app.extensions["companion"].draft, app.test_client()
+    draft.learn("kalki-2", picture(1))
+    building = enrol.enroll_images
+    named = []
+
+    def named_meanwhile(*args, **kwargs):  # the camera's thread, while the page saves
+        t = threading.Thread(target=lambda: named.append(draft.learn("kalki-3", picture(2))))
+        t.start()
+        t.join(5)
+        return building(*args, **kwargs)
+    monkeypatch.setattr(enrol, "enroll_images", named_meanwhile)
+    r = client.post("/api/enroll/save", json={"name": "first-game"})
+    assert r.status_code == 201 and r.get_json()["cards"] == 1
+    assert named == [2]  # not kept waiting for the profile
+    assert list(draft.cards) == ["kalki-3"]
+    assert list(Draft.load(tmp_path / "profiles").cards) == ["kalki-3"]

@@ -140,7 +140,7 @@ def test_bad_enrolment_requests_are_refused_with_a_reason(enrol_client):
     assert r.status_code == 422 and "no card found" in r.get_json()["error"]
     app.extensions["companion"].hub.publish(img, img)
     r = client.post("/api/enroll/save", json={"name": "x"})
-    assert r.status_code == 400 and "no confirmed cards" in r.get_json()["error"]
+    assert r.status_code == 400 and "no cards named yet" in r.get_json()["error"]
     truth = _labels(client.post("/api/enroll/scan").get_json()["cards"], whole)
     first, second = list(truth)[:2]
     cases = [
