@@ -158,7 +158,7 @@ def test_bad_enrolment_requests_are_refused_with_a_reason(enrol_client):
     assert client.get("/api/enroll").get_json()["count"] == 0  # nothing half-taken
     assert client.post("/api/enroll/confirm", json={"labels": {first: "back"}}).status_code == 200
     r = client.post("/api/enroll/save", json={"name": "only-a-back"})
-    assert r.status_code == 400 and "no confirmed cards" in r.get_json()["error"]
+    assert r.status_code == 400 and "no cards named yet" in r.get_json()["error"]
     client.post("/api/enroll/scan")
     assert client.post("/api/enroll/confirm", json={"labels": {first: "surya-7"}}).status_code == 200
     r = client.post("/api/enroll/save", json={"name": "../escape"})
