@@ -97,9 +97,10 @@ class _Track:
     # which stands for that card until another card is laid on it
     read_as: str | None = None
     settled_at: int = -1  # the frame it last settled on a card (its event's last_frame)
-    # (label, crop or None) of the readings a vote is on: the crop where the card was
-    # wholly in view; and the sharpest crop its last event was decided on, read as what
-    # was decided: the picture of the card the players may be asked about
+    # (frame, label, crop) of its recent readings with the card wholly in view, but for
+    # those that agree with a card it holds surely (nothing to decide there: no copy);
+    # and the sharpest crop its last event was decided on, read as what was decided: the
+    # picture of the card the players may be asked about
     views: deque = field(default_factory=deque)
     picture: np.ndarray | None = None
 
@@ -121,12 +122,13 @@ def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
     return candidates[0][0] in named
 
 
-def _sharpest(views: deque, label: str) -> np.ndarray | None:
-    """The sharpest whole crop of the readings that read ``label`` (of all readings, when
-    none did: an unsure card's readings may all differ)."""
-    crops = [c for lab, c in views if c is not None and lab == label and lab != FACE_DOWN]
-    if not crops and label != FACE_DOWN:
-        crops = [c for lab, c in views if c is not None and lab != FACE_DOWN]
+def _sharpest(views: deque, label: str, since: int) -> np.ndarray | None:
+    """The sharpest whole crop of the readings from frame ``since`` on that read ``label``
+    (of all of them, when none did: an unsure card's readings may all differ)."""
+    if label == FACE_DOWN:
+        return None
+    recent = [(lab, c) for f, lab, c in views if f >= since]
+    crops = [c for lab, c in recent if lab == label] or [c for _, c in recent]
     if not crops:
         return None
     return crops[int(np.argmax(sharpness(np.stack(crops))))]
@@ -269,7 +271,9 @@ class TableTracker:
                 t.last_seen, t.missed = frame_index, 0
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
-                    t.views.append((label, None if crop is None else crop.copy()))
+                    if crop is not None and label != FACE_DOWN and not (
+                            t.settled and not t.unsure and label == t.label):
+                        t.views.append((frame_index, label, crop.copy()))  # the frame's go
                     events += self._vote(t, frame_index, timestamp)
             elif not gated:
                 t.missed += 1
@@ -286,8 +290,8 @@ class TableTracker:
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
                        deque(maxlen=self.stable_frames * 2), since=frame_index)
             self._next_id += 1
-            t.views = deque([(label, None if crop is None else crop.copy())],
-                            maxlen=self.stable_frames)  # (copied: the frame's crops go)
+            t.views = deque([] if crop is None or label == FACE_DOWN else
+                            [(frame_index, label, crop.copy())], maxlen=self.stable_frames)
             t.readings.append((label, conf, topk))
             self._tracks.append(t)
         return events + self._cleared(frame_index, timestamp)
@@ -361,7 +365,7 @@ class TableTracker:
             t.since = first
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
         t.settled_at = frame
-        t.picture = _sharpest(t.views, label)
+        t.picture = _sharpest(t.views, label, first)
         candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False
