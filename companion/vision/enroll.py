@@ -54,6 +54,14 @@ def _disc(n: int = CROP_PX, frac: float = 0.92) -> np.ndarray:
 
 
 _DISC = _disc()
+# Camera crops: where a suit's cards differ is looked for inside this smaller disc. The
+# rim's misregistration from card to card draws arcs of spread at the rim, and inside 0.92
+# such an arc outweighed the numeral (which PySolFC prints at the rim) for 4 of the 10
+# Dashavatara suits when their pictures lay with the numeral toward a corner. The same
+# camera pictures of that deck read 153 of 308 scene cards right as laid (any turn) and
+# 217 turned upright; inside 0.84, 205 and 221 (Mughal: 135 and 186, now 189 and 200), and
+# as laid the wrong sure readings went from 21 to 8 (Mughal 39 to 20; docs/benchmarks.md).
+_RIMLESS = _disc(frac=0.84)
 
 
 def _suit_references(ids: tuple[str, ...], greys: np.ndarray, cut: bool = False
@@ -82,11 +90,11 @@ def _suit_references(ids: tuple[str, ...], greys: np.ndarray, cut: bool = False
             spread = _robust_spread(out[numbers]) if cut else out[numbers].std(axis=0)
             spread = cv2.GaussianBlur(spread, (0, 0), 2.0)
             if cut:
-                spread = _strongest_patch(spread * _DISC)
+                spread = _strongest_patch(spread * _RIMLESS)
             wmap = np.clip(spread / (0.35 * spread.max() + 1e-6), 0.0, 1.0)
         else:
             wmap = np.ones_like(ref)
-        weights[su] = ((0.002 + wmap) * _DISC).astype(np.float32)
+        weights[su] = ((0.002 + wmap) * (_RIMLESS if cut else _DISC)).astype(np.float32)
     return out, weights
 
 
