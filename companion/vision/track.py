@@ -19,7 +19,7 @@ with a deck the model does not know, those answers are pictures of the deck, eac
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +34,10 @@ FACE_DOWN = "face-down"
 # A reading's crop is a picture of the card if this much of the card is in view (the
 # detector's ``visible``: not covered by another card)
 WHOLE = 0.9
+# Pictures kept of cards gone from the table, for answers that come after the card has gone:
+# answered three seconds late, the real-art Ganjifa film's tricks were gathered first, and
+# 6 of its 120 cards were learnt (all of them with the pictures kept)
+GONE_PICTURES = 64
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,8 @@ class TableTracker:
         self._zone_counts: Counter = Counter()
         self._told: deque[tuple[int, str, int]] = deque()  # (track, card, asked at)
         self._named: list[tuple[str, np.ndarray]] = []
+        # track id -> (the frame it was last decided on, its picture), of tracks gone
+        self._gone: OrderedDict[int, tuple[int, np.ndarray]] = OrderedDict()
 
     def name(self, track_id: int, card_id: str, asked_at: int) -> None:
         """The players named the card the tracker asked about (an unsure event's track,
@@ -196,8 +202,13 @@ class TableTracker:
         while self._told:
             track, card, asked_at = self._told.popleft()
             t = next((t for t in self._tracks if t.id == track), None)
-            if t is None or not t.settled or t.settled_at > asked_at:
-                continue  # gone (its removal said so), or another card lies there now
+            if t is None:  # gone (its removal said so): its picture may still be named
+                settled_at, picture = self._gone.get(track, (asked_at + 1, None))
+                if settled_at <= asked_at:
+                    self._named.append((card, picture))
+                continue
+            if not t.settled or t.settled_at > asked_at:
+                continue  # another card lies there now
             # (whether a hand came near it since stays as it was: readings of a card laid
             # on it meanwhile, before the answer came, are judged as such)
             t.read_as = t.asked[0] if t.unsure and t.asked else t.label
@@ -279,6 +290,7 @@ class TableTracker:
                 t.missed += 1
                 if t.missed >= (self.remove_frames if t.settled else self.stable_frames):
                     self._tracks.remove(t)
+                    self._remember(t)
                     if t.settled:
                         # an unsure card goes as it came: without a name
                         name = None if t.unsure or t.label == FACE_DOWN else t.label
@@ -379,6 +391,14 @@ class TableTracker:
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
                             candidates=candidates)]
 
+    def _remember(self, t: _Track) -> None:
+        """Keep a gone track's picture, for an answer about it that comes late (the card
+        asked about last, or one asked about as it went: see :meth:`_gone_unnamed`)."""
+        if t.picture is not None:
+            self._gone[t.id] = (t.settled_at, t.picture)
+            while len(self._gone) > GONE_PICTURES:
+                self._gone.popitem(last=False)
+
     def _gone_unnamed(self, t: _Track, ts: float) -> list[TrackEvent]:
         """A card that lay long enough to be voted on and went before its doubtful readings
         settled is asked about, not dropped. On the real-art Ganjifa film a trick's four
@@ -395,6 +415,8 @@ class TableTracker:
         candidates = self._candidates(recent)
         if label == FACE_DOWN or not candidates:
             return []
+        t.settled_at, t.picture = t.last_seen, _sharpest(t.views, label, t.first_frame)
+        self._remember(t)
         return [self._event("unsure", t, None, self._confidence(recent, label), t.last_seen,
                             ts, candidates=candidates)]
 

@@ -38,8 +38,11 @@ def seen(crop: np.ndarray, card: str, visible: float = 1.0, conf: float = 0.5
 
 
 def lay(tracker: TableTracker, frames: list, start: int = 0) -> list:
+    """Each frame's detections and readings (None: an empty table)."""
     events = []
-    for k, (det, cls) in enumerate(frames):
+    for k, frame in enumerate(frames):
+        det, cls = frame or (Detections.empty(), Classifications([], np.zeros(0), np.zeros(0),
+                                                                  np.zeros(0), []))
         events += tracker.update(start + k, (start + k) / 30, det, cls)
     return events
 
@@ -86,6 +89,39 @@ def test_the_picture_of_a_card_laid_on_another_is_the_new_card():
     lay(tr, [seen(above, "vamana-raja")], start=20)
     ((card, pic),) = tr.named()
     assert card == "vamana-raja" and np.array_equal(pic, above)
+
+
+def test_a_card_answered_after_it_went_still_comes_with_its_picture():
+    """Tricks are gathered before the players answer; the picture is kept."""
+    tr = asking_tracker()
+    first, second = picture(1), picture(2)
+    (asked,) = lay(tr, [seen(first, "kalki-7")] * 7)
+    gone = lay(tr, [None] * 10, start=7)
+    assert [e.kind for e in gone] == ["removed", "cleared"]
+    tr.name(asked.track_id, "kalki-2", asked.last_frame)
+    lay(tr, [None], start=17)
+    ((card, pic),) = tr.named()
+    assert card == "kalki-2" and np.array_equal(pic, first)
+    # a card asked about, then another laid on it and asked about, then both gathered: a
+    # late answer about the first names no picture (the one kept is the second's)
+    (below,) = lay(tr, [seen(first, "kalki-7")] * 7, start=20)
+    events = lay(tr, [seen(second, "vamana-raja")] * 12, start=27)
+    (above,) = [e for e in events if e.kind == "unsure"]
+    lay(tr, [None] * 10, start=39)
+    tr.name(below.track_id, "kalki-3", below.last_frame)
+    tr.name(above.track_id, "vamana-raja", above.last_frame)
+    lay(tr, [None], start=49)
+    ((card, pic),) = tr.named()
+    assert card == "vamana-raja" and np.array_equal(pic, second)
+
+
+def test_a_card_asked_about_as_it_went_comes_with_its_picture():
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=ALWAYS_ASK, remove_frames=3)
+    events = lay(tr, [seen(picture(1), "kalki-7")] * 5 + [None] * 6)  # never settled
+    (asked,) = [e for e in events if e.kind == "unsure"]
+    tr.name(asked.track_id, "kalki-4", asked.last_frame)
+    lay(tr, [None], start=11)
+    assert [c for c, _ in tr.named()] == ["kalki-4"]
 
 
 class Guessing:
