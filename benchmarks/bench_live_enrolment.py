@@ -2,7 +2,7 @@
 
     python benchmarks/bench_live_enrolment.py [--per-card 6] [--light neutral]
     python benchmarks/bench_live_enrolment.py --films /tmp/realart [--answer-after 90]
-    python benchmarks/bench_live_enrolment.py --learnt /tmp/realart [--scenes 80]
+    python benchmarks/bench_live_enrolment.py --learnt /tmp/realart [--answer-after 90]
 
 A player with a real deck seldom has a scan of every card: the dashboard's "Enrol a deck"
 page (``companion.web.enroll``) lets them lay the cards out on the mat, a table-full at a
@@ -188,13 +188,15 @@ def films(folder: Path, light: str, answer_after: int = 0) -> int:
     return 0
 
 
-def learnt(folder: Path, n_scenes: int, seed_step: int = 100) -> int:
+def learnt(folder: Path, n_scenes: int, answer_after: int = 0, seed_step: int = 100) -> int:
     """A deck the model does not know, enrolled by playing with it: each real-art film
     played with the model alone, the players answering every question, and the cards they
     named kept with their pictures (``Pipeline.learnt``, the dashboard's enrolment draft).
     The profile built from those pictures then reads the deck's test crops, and a second
     game of the same deck (the film's seed + ``seed_step``: other cards, hands and camera
-    moves; its camera, light and style those of the film), model alone and with it."""
+    moves; its camera, light and style those of the film), model alone and with it.
+    ``answer_after``: frames the players take to answer each question (a card may have gone
+    by then)."""
     import tempfile
 
     from companion.synth.video import film_game
@@ -205,7 +207,8 @@ def learnt(folder: Path, n_scenes: int, seed_step: int = 100) -> int:
         deck = get_game(GameRecord.from_json(meta["record"]).game).DECK
         with tempfile.TemporaryDirectory() as tmp:
             draft = Draft.load(tmp)
-            played = run_video(film, oracle=False, answer_unsure=True, draft=draft)
+            played = run_video(film, oracle=False, answer_unsure=True, draft=draft,
+                               answer_after=answer_after)
         print(f"\n## {film.name}: {len(draft.cards)} of the {len(deck_cards(deck))} "
               f"{deck.value} cards named with a picture, from {played['answered']} answers")
         profile = enroll_images(draft.cards, "learnt", model, cut=True)
@@ -221,9 +224,9 @@ def learnt(folder: Path, n_scenes: int, seed_step: int = 100) -> int:
                       max_moves=meta["filmed_moves"], hard=meta["hard"], pace=meta["pace"],
                       source=meta["source"])
         res = [played,
-               run_video(again, oracle=False, answer_unsure=True),
+               run_video(again, oracle=False, answer_unsure=True, answer_after=answer_after),
                run_video(again, oracle=False, answer_unsure=True, enrolled=True,
-                         profile=profile)]
+                         profile=profile, answer_after=answer_after)]
         print_events(f"{film.name} (model alone), then a second game of the deck: model "
                      "alone, and with the profile learnt from the first game's answers "
                      "(players answer every question)", res)
@@ -243,12 +246,13 @@ def main(argv=None) -> int:
                     "answers while each real-art film (rendered into this folder, or used "
                     "again from it) is played with the model alone, and what it reads")
     ap.add_argument("--answer-after", type=int, default=0,
-                    help="with --films: frames the players take to answer each question")
+                    help="with --films or --learnt: frames the players take to answer each "
+                         "question")
     args = ap.parse_args(argv)
     if args.films:
         return films(args.films, args.light, args.answer_after)
     if args.learnt:
-        return learnt(args.learnt, args.scenes)
+        return learnt(args.learnt, args.scenes, args.answer_after)
     for deck in DeckKind:
         res = compare(deck, args.per_card, args.light, args.scenes)
         if res is None:
