@@ -36,7 +36,7 @@ FACE_DOWN = "face-down"
 WHOLE = 0.9
 # Pictures kept of cards gone from the table, for answers that come after the card has gone:
 # answered three seconds late, the real-art Ganjifa film's tricks were gathered first, and
-# 6 of its 120 cards were learnt (all of them with the pictures kept)
+# without them 6 of its 120 cards were learnt (112 with them)
 GONE_PICTURES = 64
 
 
@@ -284,7 +284,8 @@ class TableTracker:
                     t.readings.append((label, conf, topk))
                     if crop is not None and label != FACE_DOWN and not (
                             t.settled and not t.unsure and label == t.label):
-                        t.views.append((frame_index, label, crop.copy()))  # the frame's go
+                        # a copy: the frame's crops are let go with the frame
+                        t.views.append((frame_index, label, crop.copy()))
                     events += self._vote(t, frame_index, timestamp)
             elif not gated:
                 t.missed += 1
