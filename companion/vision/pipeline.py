@@ -138,6 +138,8 @@ class Pipeline:
         if familiarity is None and getattr(classifier, "may_not_know_the_art", False):
             familiarity = ArtFamiliarity(self.tracker.min_confidence)
         self.familiarity = familiarity
+        # pictures of the cards named, while they may teach a deck (see _learnt)
+        self.tracker.keep_pictures = familiarity is not None
         self._named_unjudged: list[tuple[str, np.ndarray]] = []
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)
@@ -212,6 +214,8 @@ class Pipeline:
             self._bars_before_asking = self.tracker.raise_bar(ALWAYS_ASK)
         elif art is not None and art.again:  # it reads the cards after all
             self.tracker.restore_bar(self._bars_before_asking)
+        if art is not None and art.familiar:  # no deck to learn
+            self.tracker.keep_pictures = False
         events = self.tracker.update(frame.index, frame.timestamp, det, cls, motion)
         t6 = time.perf_counter()
         timings = replace(seen.timings, classify=(t5 - t4) * 1e3, track=(t6 - t5) * 1e3)

@@ -126,6 +126,14 @@ def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
     return candidates[0][0] in named
 
 
+def _keep_view(t: _Track, frame: int, label: str, crop: np.ndarray | None) -> None:
+    """A reading's whole crop, unless it agrees with a card the track holds surely (there is
+    nothing to decide). A copy: the frame's crops are let go with the frame."""
+    if crop is not None and label != FACE_DOWN and not (
+            t.settled and not t.unsure and label == t.label):
+        t.views.append((frame, label, crop.copy()))
+
+
 def _sharpest(views: deque, label: str, since: int) -> np.ndarray | None:
     """The sharpest whole crop of the readings from frame ``since`` on that read ``label``
     (of all of them, when none did: an unsure card's readings may all differ)."""
@@ -145,8 +153,12 @@ class TableTracker:
                  remove_frames: int = 8, min_confidence: float = 0.8,
                  min_agreement: float = 0.8, resolve_confidence: float = 0.9,
                  match_mm: float = 22.0,
-                 zone_radius_mm: float = 45.0, motion_radius_mm: float = 26.0):
+                 zone_radius_mm: float = 45.0, motion_radius_mm: float = 26.0,
+                 keep_pictures: bool = False):
         self.layout = layout
+        # keep each card's picture for :meth:`named` (a deck to learn from the players'
+        # answers); off, no crop is copied or compared
+        self.keep_pictures = keep_pictures
         self.stable_frames = stable_frames
         self.remove_frames = remove_frames
         self.min_confidence = min_confidence
@@ -263,9 +275,9 @@ class TableTracker:
             else:
                 conf = float(classifications.confidence[i])
                 topk = tuple(classifications.topk[i])
+            whole = self.keep_pictures and detections.visible[i] >= WHOLE
             obs.append((detections.centers_mm[i], label, conf, topk,
-                        classifications.is_evidence(i),
-                        detections.crops[i] if detections.visible[i] >= WHOLE else None))
+                        classifications.is_evidence(i), detections.crops[i] if whole else None))
 
         matched = self._associate(obs)
         events: list[TrackEvent] = []
@@ -282,10 +294,7 @@ class TableTracker:
                 t.last_seen, t.missed = frame_index, 0
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
-                    if crop is not None and label != FACE_DOWN and not (
-                            t.settled and not t.unsure and label == t.label):
-                        # a copy: the frame's crops are let go with the frame
-                        t.views.append((frame_index, label, crop.copy()))
+                    _keep_view(t, frame_index, label, crop)
                     events += self._vote(t, frame_index, timestamp)
             elif not gated:
                 t.missed += 1
@@ -301,11 +310,11 @@ class TableTracker:
                         events += self._gone_unnamed(t, timestamp)
         for center, label, conf, topk, _, crop in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
-                       deque(maxlen=self.stable_frames * 2), since=frame_index)
+                       deque(maxlen=self.stable_frames * 2), since=frame_index,
+                       views=deque(maxlen=self.stable_frames))
             self._next_id += 1
-            t.views = deque([] if crop is None or label == FACE_DOWN else
-                            [(frame_index, label, crop.copy())], maxlen=self.stable_frames)
             t.readings.append((label, conf, topk))
+            _keep_view(t, frame_index, label, crop)
             self._tracks.append(t)
         return events + self._cleared(frame_index, timestamp)
 

@@ -57,6 +57,14 @@ def _summary(d: Draft) -> dict:
             "deck_size": len(deck_cards(deck)) if deck else None}
 
 
+def _one_deck(card_ids, what: str) -> None:
+    """400 when ``card_ids`` (the back aside) are of more than one deck."""
+    decks = {card_or_400(c).deck for c in card_ids if c != BACK}
+    if len(decks) > 1:
+        abort(400, f"a profile is one deck; these {what} mix "
+                   f"{', '.join(sorted(k.value for k in decks))}")
+
+
 @bp.get("/api/enroll")
 def draft():
     d = _draft()
@@ -128,10 +136,7 @@ def confirm():
             chosen[card.id] = d.scan[int(key)]
         if not chosen:
             abort(400, "label at least one card")
-        decks = {card_or_400(c).deck for c in [*d.cards, *chosen] if c != BACK}
-        if len(decks) > 1:
-            abort(400, "a profile is one deck; these labels mix "
-                       f"{', '.join(sorted(k.value for k in decks))}")
+        _one_deck([*d.cards, *chosen], "labels")
         d.cards.update(chosen)  # a card confirmed again takes its newer picture
         d.scan = []
         d.keep()
@@ -176,10 +181,7 @@ def rename():
             if cid in renamed:
                 abort(400, f"{cid} is given to two pictures: each card exists once")
             renamed[cid] = crop
-        decks = {card_or_400(c).deck for c in renamed if c != BACK}
-        if len(decks) > 1:
-            abort(400, "a profile is one deck; these names mix "
-                       f"{', '.join(sorted(k.value for k in decks))}")
+        _one_deck(renamed, "names")
         d.cards = renamed
         d.keep()
         return jsonify(_summary(d))

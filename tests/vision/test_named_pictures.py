@@ -48,7 +48,7 @@ def lay(tracker: TableTracker, frames: list, start: int = 0) -> list:
 
 
 def asking_tracker() -> TableTracker:
-    return TableTracker(LAYOUT, stable_frames=4, min_confidence=ALWAYS_ASK)
+    return TableTracker(LAYOUT, stable_frames=4, min_confidence=ALWAYS_ASK, keep_pictures=True)
 
 
 def test_a_named_card_comes_with_its_sharpest_whole_picture():
@@ -116,7 +116,8 @@ def test_a_card_answered_after_it_went_still_comes_with_its_picture():
 
 
 def test_a_card_asked_about_as_it_went_comes_with_its_picture():
-    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=ALWAYS_ASK, remove_frames=3)
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=ALWAYS_ASK, remove_frames=3,
+                      keep_pictures=True)
     events = lay(tr, [seen(picture(1), "kalki-7")] * 5 + [None] * 6)  # never settled
     (asked,) = [e for e in events if e.kind == "unsure"]
     tr.name(asked.track_id, "kalki-4", asked.last_frame)
