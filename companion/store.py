@@ -17,9 +17,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from companion.store_rows import AnnouncementRow, EventRow, GameRow, PendingRow
 
 MIGRATIONS: list[str] = [
     # 0 -> 1: the first schema.
@@ -94,73 +95,6 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 class StoreError(Exception):
     """A database that cannot be opened or used (newer schema, bad path, unknown id)."""
-
-
-@dataclass(frozen=True)
-class GameRow:
-    id: int
-    session_id: int
-    number: int
-    game: str
-    players: int
-    seats: tuple[str, ...]
-    options: dict[str, Any]
-    started: float
-    ended: float | None
-    result: dict[str, Any] | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "session_id": self.session_id, "number": self.number,
-                "game": self.game, "players": self.players, "seats": list(self.seats),
-                "options": self.options, "started": self.started, "ended": self.ended,
-                "result": self.result}
-
-
-@dataclass(frozen=True)
-class EventRow:
-    id: int
-    game_id: int
-    seq: int
-    ts: float
-    kind: str
-    status: str
-    payload: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "seq": self.seq, "ts": self.ts, "kind": self.kind,
-                "status": self.status, **self.payload}
-
-
-@dataclass(frozen=True)
-class AnnouncementRow:
-    id: int
-    game_id: int
-    event_id: int | None
-    ts: float
-    kind: str
-    text: str
-    player: int | None
-    prominent: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "game_id": self.game_id, "event_id": self.event_id,
-                "ts": self.ts, "kind": self.kind, "text": self.text, "player": self.player,
-                "prominent": self.prominent}
-
-
-@dataclass(frozen=True)
-class PendingRow:
-    id: int
-    game_id: int
-    ts: float
-    kind: str
-    payload: dict[str, Any]
-    resolved: float | None
-    answer: Any
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "game_id": self.game_id, "ts": self.ts, "kind": self.kind,
-                **self.payload, "resolved": self.resolved, "answer": self.answer}
 
 
 def _dumps(value: Any) -> str:

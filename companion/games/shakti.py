@@ -21,12 +21,11 @@ Rulings: *seats*, *deck-draw-discard* (``deck_discard``), *discard-same-end*
 
 from __future__ import annotations
 
-import enum
 import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.cards import Card, DeckKind, RankOrder, deck_cards, strength
+from companion.cards import Card, DeckKind, deck_cards
 from companion.games.base import (
     Event,
     IllegalMoveError,
@@ -41,13 +40,20 @@ from companion.games.base import (
     check_turn,
     seat_name,
 )
+from companion.games.shakti_hands import (
+    HAND,
+    RunOrder,
+    _Choice,
+    _progress,
+    _targets,
+    winning,
+)
 
 NAME = "shakti"
 TITLE = "Shakti"
 MIN_PLAYERS = 4
 MAX_PLAYERS = 4
 DECK = DeckKind.MUGHAL
-HAND = 8
 DRAW = 4
 _RANK_OF = {c: i for i, c in enumerate(deck_cards(DeckKind.MUGHAL))}
 
@@ -55,16 +61,6 @@ _RANK_OF = {c: i for i, c in enumerate(deck_cards(DeckKind.MUGHAL))}
 def _sorted(cards: Any) -> list[Card]:
     """Cards in deck order (suits are not orderable, so ``sorted`` alone cannot)."""
     return sorted(cards, key=_RANK_OF.__getitem__)
-
-
-class _Choice(enum.Enum):
-    def __str__(self) -> str:  # `companion games` lists options by value
-        return str(self.value)
-
-
-class RunOrder(_Choice):
-    PRINTED = "printed"  # 1..10, vizier, raja in every suit
-    TRADITIONAL = "traditional"  # by strength(): reversed suits run 10..1, vizier, raja
 
 
 class DeckDiscard(_Choice):
@@ -134,25 +130,6 @@ def is_over(state: State) -> bool:
 
 def current_player(state: State) -> int | None:
     return None if state.phase == "over" else state.to_move
-
-
-def _key(card: Card, order: RunOrder) -> int:
-    if order is RunOrder.TRADITIONAL:
-        return strength(card, RankOrder.TRADITIONAL)
-    return int(card.rank)
-
-
-def winning(hand: tuple[Card, ...] | list[Card], order: RunOrder = RunOrder.PRINTED) -> str:
-    """"a run of cards from the same suit" or "all 8 cards of the same value"; '' if not."""
-    if len(hand) != HAND or len(set(hand)) != HAND:
-        return ""
-    if len({c.rank for c in hand}) == 1:
-        return f"eight {hand[0].rank.english}s"
-    if len({c.suit for c in hand}) == 1:
-        keys = sorted(_key(c, order) for c in hand)
-        if keys[-1] - keys[0] == HAND - 1:
-            return f"a run of 8 in {hand[0].suit.title}"
-    return ""
 
 
 def _pile_index(name: str) -> int | None:
@@ -342,22 +319,6 @@ def public_move(move: Move) -> Move:
 
 
 # ---- the bot ---------------------------------------------------------------------------
-
-def _targets(hand: tuple[Card, ...], order: RunOrder) -> list[frozenset[Card]]:
-    """Each possible winning hand's cards already held, the fullest first."""
-    groups: dict[Any, set[Card]] = {}
-    for c in hand:
-        groups.setdefault(("rank", c.rank), set()).add(c)
-        k = _key(c, order)
-        for lo in range(max(1, k - 7), min(k, 5) + 1):
-            groups.setdefault(("run", c.suit, lo), set()).add(c)
-    return sorted((frozenset(g) for g in groups.values()), key=len, reverse=True)
-
-
-def _progress(hand: tuple[Card, ...], order: RunOrder) -> int:
-    t = _targets(hand, order)
-    return len(t[0]) if t else 0
-
 
 def bot_move(state: State, rng: random.Random) -> Move:
     """Greedy: draw what helps the fullest target most, keep that target, discard the rest.

@@ -36,10 +36,9 @@ from __future__ import annotations
 import enum
 import random
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Any
 
-from companion.cards import Card, DeckKind, Rank, Suit, deck_cards, suits_of
+from companion.cards import Card, DeckKind, Rank, deck_cards
 from companion.games.base import (
     Event,
     GameOverError,
@@ -53,6 +52,23 @@ from companion.games.base import (
     announcement,
     check_players,
 )
+from companion.games.udvasa_stacks import (  # noqa: F401  (re-exported)
+    _SUIT_BY_ID,
+    _SUIT_INDEX,
+    STACKS,
+    SUITS,
+    _any_build,
+    _any_move,
+    _fill_pending,
+    _moves_but_deal,
+    _top_of,
+    _work_index,
+    adjacent,
+    build_target,
+    builds_on,
+    down_flags,
+    work_target,
+)
 
 NAME = "udvasa"
 TITLE = "Udvasa"
@@ -60,11 +76,7 @@ MIN_PLAYERS = 1
 MAX_PLAYERS = 1
 DECK = DeckKind.MUGHAL
 
-SUITS = suits_of(DeckKind.MUGHAL)
-STACKS = 8
 TO_DEAL = 96 - STACKS  # the opening deal of 8 and the stock of 80
-_SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
-_SUIT_BY_ID = {s.value: i for i, s in enumerate(SUITS)}
 
 
 class DealWhen(enum.Enum):
@@ -88,22 +100,6 @@ class Options:
         down_flags(self.down_suits)  # validates
         if not isinstance(self.idle_limit, int) or self.idle_limit < 1:
             raise OptionsError(f"idle_limit must be at least 1, not {self.idle_limit!r}")
-
-
-@cache
-def down_flags(down_suits: str) -> tuple[bool, ...]:
-    """Per suit (in ``SUITS`` order): True if its build stack goes down from the Raja."""
-    text = str(down_suits).strip().lower()
-    if text in ("strong", "weak"):
-        return tuple(s.info.weak == (text == "weak") for s in SUITS)
-    try:
-        named = {Suit.parse(t) for t in text.split(",")}
-    except ValueError:
-        named = set()
-    if len(named) != 4 or not named <= set(SUITS):
-        raise OptionsError("down_suits is 'strong', 'weak' or four Mughal suits such as "
-                           f"'surya,chandra,barat,phul', not {down_suits!r}")
-    return tuple(s in named for s in SUITS)
 
 
 @dataclass(frozen=True)
@@ -155,68 +151,6 @@ def current_player(state: State) -> int | None:
     return None if state.ended else 0
 
 
-def adjacent(a: Rank | int, b: Rank | int, wrap: bool = False) -> bool:
-    """"either 1 more or less than the current card no matter what the suit is"."""
-    d = abs(int(a) - int(b))
-    return d == 1 or (wrap and d == 11)
-
-
-def builds_on(state: State, card: Card) -> bool:
-    """"the next card in sequence" for the card's own build stack."""
-    i = _SUIT_BY_ID.get(card.suit._value_)  # a str key: hashing the enum is slower
-    if i is None:
-        return False
-    top = state.builds[i]
-    if down_flags(state.options.down_suits)[i]:
-        return int(card.rank) == top - 1
-    return int(card.rank) == top + 1
-
-
-def work_target(i: int) -> str:
-    return f"work{i + 1}"
-
-
-def build_target(suit: Suit) -> str:
-    return f"build-{suit.value}"
-
-
-def _moves_but_deal(state: State) -> list[Move]:
-    work, opts = state.work, state.options
-    empties = [i for i, w in enumerate(work) if not w]
-    fills = [Move(0, "move", (w[-1],), work_target(j))
-             for w in work if len(w) >= 2 for j in empties]
-    if fills and opts.fill_first:
-        return fills  # *fill-first*: "must be filled ... if possible"
-    out = [Move(0, "build", (w[-1],), build_target(w[-1].suit))
-           for w in work if w and builds_on(state, w[-1])]
-    ranks = [int(w[-1].rank) if w else -99 for w in work]
-    wrap = opts.wrap
-    for i, r in enumerate(ranks):
-        if r < 0:
-            continue
-        for j, q in enumerate(ranks):
-            d = r - q if r > q else q - r
-            if (d == 1 or (wrap and d == 11)) and q > 0:
-                out.append(Move(0, "move", (work[i][-1],), work_target(j)))
-    return out + ([] if opts.fill_first else fills)
-
-
-def _any_build(state: State) -> bool:
-    return any(w and builds_on(state, w[-1]) for w in state.work)
-
-
-def _any_move(state: State) -> bool:
-    """Whether ``_moves_but_deal`` would list anything (cheaply: no Move objects)."""
-    if _fill_pending(state) or _any_build(state):
-        return True
-    work = state.work
-    ranks = {int(w[-1].rank) for w in work if w}
-    if any(r + 1 in ranks for r in ranks) or (state.options.wrap and {1, 12} <= ranks):
-        return True
-    return not state.options.fill_first and any(not w for w in work) and any(
-        len(w) >= 2 for w in work)
-
-
 def _deal_allowed(state: State) -> str:
     """Empty if a deal may be made now, else the reason it may not."""
     if stock_left(state) <= 0:
@@ -231,24 +165,6 @@ def _deal_allowed(state: State) -> str:
     if when is DealWhen.NO_MOVE and _any_move(state):
         return "there are still moves to make; deal only when you have no more moves"
     return ""
-
-
-def _fill_pending(state: State) -> bool:
-    work = state.work
-    return state.options.fill_first and any(not w for w in work) and any(
-        len(w) >= 2 for w in work)
-
-
-def _top_of(state: State, target: str) -> Card | None:
-    i = _work_index(target)
-    w = state.work[i] if i is not None else ()
-    return w[-1] if w else None
-
-
-def _work_index(target: str) -> int | None:
-    if target.startswith("work") and target[4:].isdigit() and 1 <= int(target[4:]) <= STACKS:
-        return int(target[4:]) - 1
-    return None
 
 
 def legal_moves(state: State) -> list[Move]:

@@ -54,6 +54,7 @@ from companion.referee.elimination import (
 from companion.referee.hands import ArmWatcher
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
+from companion.referee.stream import news
 from companion.referee.values import (
     Derivation,
     Fact,
@@ -414,40 +415,7 @@ class Referee:
         """Re-judge the facts; return what the stream has not said yet."""
         before = self._derived.outputs
         self._rederive()
-        after = self._derived.outputs
-        same = 0
-        while same < min(len(before), len(after)) and before[same] == after[same]:
-            same += 1
-        if same == len(before):  # the usual case: the story only grew
-            return [self._live(o) for o in after[same:]]
-        # The story changed inside (a card that happened earlier was told late, a
-        # two-card turn): what it says now and did not say before. A superseded first card
-        # travels inside its two-card ruling; rulings come as corrections.
-        told = list(before[same:])
-        out = []
-        for o in after[same:]:
-            if o in told:
-                told.remove(o)
-            elif o.kind != "superseded":
-                out.append(self._live(o, changed=True))
-        return out
-
-    @staticmethod
-    def _live(o: RefereeOutput, changed: bool = False) -> RefereeOutput:
-        """A ruling as the live stream tells it. A two-card turn is a correction of its
-        first card's ruling, found by that card's frame: the first card was announced on
-        its own already. A ruling that changed, or came in among those told, is a
-        correction too."""
-        if o.kind != "ruling":
-            return o
-        if o.replaces:
-            return RefereeOutput("correction", f"{o.text} (one turn, two cards)", o.frame,
-                                 o.timestamp, o.ruling, assumed=o.assumed, replaces=True)
-        if changed:
-            return RefereeOutput("correction", f"{o.text} (judged again in the order the "
-                                 "cards were laid)", o.frame, o.timestamp, o.ruling,
-                                 assumed=o.assumed)
-        return o
+        return news(before, self._derived.outputs)
 
     def _rederive(self) -> None:
         """Judge every fact from the start: answers to questions may change the story."""
