@@ -62,6 +62,44 @@ _DISC = _disc()
 # 217 turned upright; inside 0.84, 205 and 221 (Mughal: 135 and 186, now 189 and 200), and
 # as laid the wrong sure readings went from 21 to 8 (Mughal 39 to 20; docs/benchmarks.md).
 _RIMLESS = _disc(frac=0.84)
+_RIM_INSIDE = _RIMLESS > 0
+
+
+def _references_first(ids: tuple[str, ...], greys: dict[str, np.ndarray], cut: bool
+                      ) -> tuple[str, ...]:
+    """``ids`` grouped by suit, each suit's reference card first: every card of the suit is
+    turned onto it at enrolment, and every crop read as one of them at play
+    (``DeckProfile._suits``). It is a number card: number cards turned onto a court's
+    figure do not line up, and the region where they differ then falls on the emblem.
+
+    Pictures (``cut`` False) line up anyway; the first number card given is kept (with the
+    one most like the others, 51 rather than 54+ of 60 PySolFC Mughal crops were sure).
+    Camera crops come in the order the players named them, each with its own few pixels of
+    centring error and blur: the reference is the number card that the suit's other number
+    cards match best once turned onto it (the median correlation inside the rim). A PySolFC
+    Dashavatara deck learnt from one game's answers, where the first card named of a suit
+    was often the court that led a trick, named 178 of 308 scene cards right first with the
+    first card named as the reference, 198 with the first number card, and 238 with this
+    (bench_live_enrolment.py --learnt). Scanned on the Enrol page, 245 and 255 of 308
+    (at any turn and upright) became 250 and 253."""
+    by_suit: dict[str, list[str]] = {}
+    for cid in ids:
+        by_suit.setdefault(cid.rpartition("-")[0], []).append(cid)
+    ref_of = {}
+    for su, members in by_suit.items():
+        numbers = [c for c in members if not Card.parse(c).rank.is_face]
+        ref_of[su] = numbers[0] if numbers else members[0]
+        if cut and len(numbers) > 2:
+            ref_of[su] = max(numbers, key=lambda r: float(np.median(
+                [_correlation(align(greys[q], greys[r]), greys[r]) for q in numbers if q != r])))
+    # each reference just before its suit's first card, the rest as given: a manifest that
+    # starts each suit with its 1 gives the profile it gave before
+    return tuple(dict.fromkeys(c for cid in ids for c in (ref_of[cid.rpartition("-")[0]], cid)))
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    x, y = a[_RIM_INSIDE] - a[_RIM_INSIDE].mean(), b[_RIM_INSIDE] - b[_RIM_INSIDE].mean()
+    return float((x * y).sum() / np.sqrt((x * x).sum() * (y * y).sum() + 1e-9))
 
 
 def _suit_references(ids: tuple[str, ...], greys: np.ndarray, cut: bool = False
@@ -174,8 +212,10 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
     if len(set(cards)) != len(cards):
         raise ProfileError("a card appears twice in the manifest")
     rng = np.random.default_rng(seed)
-    ids = tuple(c.id for c in cards)
-    crops = np.stack([card_crop(images[cid], cut) for cid in ids])
+    crop_of = {c.id: card_crop(images[c.id], cut) for c in cards}
+    grey_of = {cid: grey(c) for cid, c in crop_of.items()}
+    ids = _references_first(tuple(crop_of), grey_of, cut)
+    crops = np.stack([crop_of[cid] for cid in ids])
     views = []
     for cid in ids:
         face = _as_face(images[cid], cut)
@@ -187,7 +227,7 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
     sigs: dict[str, list[np.ndarray]] = {}
     for c, card in zip(crops, cards):
         sigs.setdefault(card.suit.value, []).append(cues.colour_signature(c))
-    turned, suit_weights = _suit_references(ids, np.stack([grey(c) for c in crops]), cut)
+    turned, suit_weights = _suit_references(ids, np.stack([grey_of[c] for c in ids]), cut)
     back_emb = None
     if back is not None:
         face = _as_face(back, cut)
