@@ -93,11 +93,13 @@ def live_crops(deck: DeckKind, seed: int = 7, light: str = "neutral",
             cam = random_pose(rng, 1280, 720, (w / 2, h / 2), w * 1.7, 20.0)
             scene = render_scene(dataclasses.replace(spec, cards=tuple(places), camera=cam))
             for t in scene.truth:
+                if t.visible_fraction < 0.95:  # out of the camera's view: not detected
+                    continue
                 crop = _cut(scene, t.center_mm)
                 s = float(sharpness(crop[None])[0])
                 if s > best.get(t.card_id, -1.0):
                     out[t.card_id], best[t.card_id] = crop, s
-        todo = [c for c in todo if best[c.id] < sharp]
+        todo = [c for c in todo if best.get(c.id, -1.0) < sharp]
         if not todo:
             break
     return out
