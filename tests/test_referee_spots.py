@@ -240,6 +240,37 @@ def test_a_doubt_named_as_the_card_it_already_was_releases_what_waited():
     assert [r.move for r in ref.rulings()] == [a, b] and ref.waiting_for == ""
 
 
+def test_a_named_card_doubted_again_and_taken_away_unanswered_releases_what_waited():
+    """A card the players had named, read as another card once a hand passed (its readings
+    are noise to a reader that cannot name it), went with the others before anyone
+    answered. Everything after it waited for good; now it lets go, and the question stays
+    open."""
+    a, b, c = _gj_moves(3)
+    ref = Referee("ganjifa", 4)
+    zone = f"play{a.player}"
+    ref.observe([_gj_ev("unsure", a, 30, 0)], 30)
+    ref.confirm(a.cards[0].id, zone, 30, 1.0, track=0)
+    ref.observe([_doubt(zone, 50, 0, ("kalki-9", 0.37), ("kalki-8", 0.24))], 50)
+    ref.observe([_gj_ev("appeared", b, 90, 1)], 90)
+    assert ref.waiting_for == zone and [r.move for r in ref.rulings()] == [a]
+    gone = dataclasses.replace(_gj_ev("removed", a, 100, 0), card_id=None)
+    out = ref.observe([gone], 100)
+    assert [o.move for o in out if o.kind == "ruling"] == [b] and ref.waiting_for == ""
+    assert ref.confirm(a.cards[0].id, zone, 110, 110 / 30, track=0) == []  # late: the same
+    ref.observe([_gj_ev("appeared", c, 120, 2)], 120)
+    assert [r.move for r in ref.rulings()] == [a, b, c]
+
+
+def test_a_card_doubted_as_it_went_unnamed_still_holds_what_follows():
+    """A card never named, taken away while in doubt, is still a card laid there: what
+    follows waits for its name."""
+    a, b = _gj_moves(2)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("unsure", a, 30, 0)], 30)
+    ref.observe([dataclasses.replace(_gj_ev("removed", a, 40, 0), card_id=None)], 40)
+    assert ref.observe([_gj_ev("appeared", b, 60, 1)], 60) == []
+    assert ref.waiting_for == f"play{a.player}" and ref.rulings() == []
+
 def test_a_deni_card_named_then_doubted_and_named_again_is_not_laid_twice():
     """The real-art Ganjifa film: a Rama 9 laid on a Deni spot, named by a player, was
     half covered by the trick being swept and read doubtfully (a Rama 8 first). Named

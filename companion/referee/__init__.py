@@ -305,7 +305,7 @@ class Referee:
             stack = self._table.get(ev.zone, [])
             if gone in stack:
                 stack.remove(gone)
-            return []
+            return self._let_go_unanswered(ev.track_id)
         if ev.kind != "appeared" or card is None or ev.zone is None:
             return []  # face-down cards, cleared zones and cards off the zones: no moves
         stack = self._table.setdefault(ev.zone, [])
@@ -328,6 +328,25 @@ class Referee:
         if not self.is_move_zone(ev.zone):
             return []
         return self._add_seen(ev, "laid", card)
+
+    def _let_go_unanswered(self, track: int) -> list[RefereeOutput]:
+        """A card the game knew by name, doubted again and taken away before anyone
+        answered, no longer holds up the judging; the question stays open, and an answer
+        naming another card puts that card in the story where it was laid (``confirm``).
+
+        A hand passing changes the readings of a card the reader cannot name (art it does
+        not know, or a card its profile has no picture of): they are noise, and a changed
+        first reading looks like a card laid on it. On the real-art Kendra Kari film read
+        with a profile of 17 of its 96 cards, the Cheng 4 the players had named was doubted
+        again as the ring was swept after a bridge, nobody answered (the card was gone), and
+        the last 5 of the game's 18 moves waited behind it for good (all 18 followed with
+        this)."""
+        pending = self._pending(track=track)
+        if pending is None or track not in self._named:
+            return []
+        fact = self._facts.pop(pending)
+        self._asked[track] = (fact.zone, fact.when)
+        return self._add_judged()
 
     def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
         """A test of whether the game has seen a card played, leaving out the cards seen
