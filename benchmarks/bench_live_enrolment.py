@@ -198,7 +198,8 @@ def learnt(folder: Path, n_scenes: int, answer_after: int = 0, seed_step: int = 
     game of the same deck (the film's seed + ``seed_step``: other cards, hands and camera
     moves; its camera, light and style those of the film), model alone and with it.
     ``answer_after``: frames the players take to answer each question (a card may have gone
-    by then)."""
+    by then). The second game's answers are then added to the profile (the Enrol page's
+    "add these cards"), and the grown profile reads the test crops again."""
     import tempfile
 
     from companion.synth.video import film_game
@@ -225,13 +226,24 @@ def learnt(folder: Path, n_scenes: int, answer_after: int = 0, seed_step: int = 
                       style=meta["style"], size=tuple(meta["size"]),
                       max_moves=meta["filmed_moves"], hard=meta["hard"], pace=meta["pace"],
                       source=meta["source"])
-        res = [played,
-               run_video(again, oracle=False, answer_unsure=True, answer_after=answer_after),
-               run_video(again, oracle=False, answer_unsure=True, enrolled=True,
-                         profile=profile, answer_after=answer_after)]
+        with tempfile.TemporaryDirectory() as tmp:
+            more = Draft.load(tmp)  # the second game's answers, to add to the profile
+            res = [played,
+                   run_video(again, oracle=False, answer_unsure=True,
+                             answer_after=answer_after),
+                   run_video(again, oracle=False, answer_unsure=True, enrolled=True,
+                             profile=profile, answer_after=answer_after, draft=more)]
         print_events(f"{film.name} (model alone), then a second game of the deck: model "
                      "alone, and with the profile learnt from the first game's answers "
                      "(players answer every question)", res)
+        # as the Enrol page adds them ("add these cards"): the cards the profile lacked
+        grown = dict(zip(profile.card_ids, profile.pictures)) | {
+            c: p for c, p in more.cards.items() if c not in profile.card_ids}
+        print(f"\n{film.name}, the second game's answers added: {len(grown)} of the "
+              f"{len(deck_cards(deck))} cards with a picture")
+        for k, v in read_with({"two games' answers": enroll_images(grown, "grown", model,
+                                                                   cut=True)}, tests).items():
+            print(f"{k:60} {v}")
     print(LEGEND)
     return 0
 

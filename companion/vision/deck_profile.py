@@ -11,7 +11,7 @@ possible duplicate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -105,6 +105,11 @@ class DeckProfile:
     # Enrolled from the camera's own crops (live, on the dashboard), not from pictures of
     # the cards: see classify.ALWAYS_ASK and CardClassifier.classify.
     from_camera: bool = False
+    # From the camera: the crops it was built from (M, 96, 96, 3) BGR uint8 in ``card_ids``
+    # order, and the back's (96, 96, 3) when enrolled, so that cards named later (more
+    # games of Kendra Kari) can be added and the profile built again (``enroll.extended``).
+    pictures: np.ndarray | None = field(default=None, repr=False)
+    back_picture: np.ndarray | None = field(default=None, repr=False)
 
     def looks_like_back(self, heads: HeadOutputs) -> np.ndarray:
         """(N,) bool: crops nearer the enrolled back than every enrolled face. The model

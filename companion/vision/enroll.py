@@ -238,7 +238,9 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
                        templates=polar_templates(crops), pips=pips,
                        suit_signatures={k: np.mean(v, axis=0) for k, v in sigs.items()},
                        grey=turned, suit_weights=suit_weights, model_agreement=agreement,
-                       back_embeddings=back_emb, model=classifier.fingerprint, from_camera=cut)
+                       back_embeddings=back_emb, model=classifier.fingerprint, from_camera=cut,
+                       pictures=crops if cut else None,
+                       back_picture=card_crop(back, cut) if cut and back is not None else None)
 
 
 def _model_agreement(classifier: CardClassifier, heads: HeadOutputs, truth: np.ndarray,
@@ -298,15 +300,20 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
             "suits": sorted(profile.suit_signatures),
             "model_agreement": profile.model_agreement, "model": profile.model,
             "from_camera": profile.from_camera}
+    # written whole, then put in place: a profile added to replaces one in use
+    tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(
-        path, meta=np.array(json.dumps(meta)), view_embeddings=profile.view_embeddings,
+        tmp, meta=np.array(json.dumps(meta)), view_embeddings=profile.view_embeddings,
         templates=profile.templates.astype(np.float16), pips=profile.pips,
         suit_signatures=np.stack([profile.suit_signatures[s] for s in meta["suits"]]),
         grey=profile.grey.astype(np.float16),
         suit_weights=np.stack([profile.suit_weights[s] for s in meta["suits"]]).astype(
             np.float16),
         **({} if profile.back_embeddings is None else
-           {"back_embeddings": profile.back_embeddings}))
+           {"back_embeddings": profile.back_embeddings}),
+        **{k: v for k, v in (("pictures", profile.pictures),
+                             ("back_picture", profile.back_picture)) if v is not None})
+    tmp.replace(path)
 
 
 def load_profile(path: str | Path) -> DeckProfile:
@@ -330,7 +337,9 @@ def load_profile(path: str | Path) -> DeckProfile:
             model_agreement=float(meta.get("model_agreement", 0.0)),
             back_embeddings=(z["back_embeddings"].astype(np.float32)
                              if "back_embeddings" in z.files else None),
-            model=str(meta.get("model", "")), from_camera=bool(meta.get("from_camera", False)))
+            model=str(meta.get("model", "")), from_camera=bool(meta.get("from_camera", False)),
+            pictures=z["pictures"] if "pictures" in z.files else None,
+            back_picture=z["back_picture"] if "back_picture" in z.files else None)
     except (OSError, KeyError, ValueError) as e:
         if isinstance(e, ProfileError):
             raise

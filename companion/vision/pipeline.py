@@ -138,8 +138,11 @@ class Pipeline:
         if familiarity is None and getattr(classifier, "may_not_know_the_art", False):
             familiarity = ArtFamiliarity(self.tracker.min_confidence)
         self.familiarity = familiarity
+        # a profile that names no card by itself (a deck of unknown art enrolled from the
+        # camera) has every card named by the players: each answer may add to it
+        self._adds_to_profile = getattr(classifier, "trust_bar", 0.0) >= ALWAYS_ASK
         # pictures of the cards named, while they may teach a deck (see _learnt)
-        self.tracker.keep_pictures = familiarity is not None
+        self.tracker.keep_pictures = familiarity is not None or self._adds_to_profile
         self._named_unjudged: list[tuple[str, np.ndarray]] = []
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)
@@ -227,9 +230,13 @@ class Pipeline:
         """The cards the players named, with their pictures, while the model does not know
         the deck's art: labelled pictures of a deck to enrol (every such card is asked
         about). Answers given before the art is judged wait for the verdict; with a deck
-        the model knows, or read with a profile, the pictures are dropped: the few cards
-        asked about are no deck to enrol."""
+        the model knows, or read with a profile that names cards, the pictures are dropped:
+        the few cards asked about are no deck to enrol. Read with a profile that names no
+        card by itself (one learnt from the camera), every card is asked about, and each
+        answer is a picture to add to it: one game of Kendra Kari lays a fifth of its deck."""
         named = self.tracker.named()
+        if self._adds_to_profile:
+            return tuple(named)
         verdict = self.familiarity.verdict if self.familiarity is not None else None
         if self.familiarity is None or (verdict is not None and verdict.familiar):
             self._named_unjudged.clear()

@@ -280,6 +280,13 @@ class CaptureThread(threading.Thread):
                 "offers its best guesses first (a picture of each card, companion enroll, "
                 "has the cards read without asking)."), context={"prominent": True})
         if first:
+            in_use = str(self.table.settings.get("deck_profile", "") or "")
+            if in_use:  # a profile learnt from the camera reads: the answers add to it
+                return Observation("note", text=(
+                    f"Each card you name is kept as a picture of this deck ({have} so far): "
+                    f"add them to the deck profile {in_use!r} on the Enrol page (save under "
+                    "its name, ticking \"add these cards\"), and the next game offers them "
+                    "first too."))
             return Observation("note", text=(
                 f"Each card you name is kept as a picture of this deck, to enrol it ({have} of "
                 f"its {total} cards so far). Once every card is named, save them as a deck "

@@ -73,8 +73,6 @@ class Draft:
         its deck's cards the draft then holds. None (and nothing kept) when the card is no
         card id, the draft holds another deck's cards (a profile is one deck), or it has a
         picture of that card already that is not blurred or sharper than this one."""
-        from companion.vision.cues import sharpness
-        from companion.vision.enroll import SHARP_ENOUGH
         try:
             deck = Card.parse(card_id).deck
         except CardIdError:
@@ -83,10 +81,17 @@ class Draft:
             if self.decks() - {deck}:
                 return None
             old = self.cards.get(card_id)
-            if old is not None:
-                before, now = sharpness(np.stack([old, picture]))
-                if before >= SHARP_ENOUGH or now <= before:
-                    return None
+            if old is not None and not replaces(picture, old):
+                return None
             self.cards[card_id] = picture
             self.keep()
             return self.faces(deck)
+
+
+def replaces(picture: np.ndarray, kept: np.ndarray) -> bool:
+    """Whether a new picture of a card takes the place of the one kept: only of a blurred
+    one, and only when it is sharper."""
+    from companion.vision.cues import sharpness
+    from companion.vision.enroll import SHARP_ENOUGH
+    before, now = sharpness(np.stack([kept, picture]))
+    return before < SHARP_ENOUGH and now > before

@@ -28,7 +28,7 @@ from flask import Blueprint, abort, current_app, jsonify
 from companion.cards import deck_cards
 from companion.web import runtime
 from companion.web.api import json_body, want
-from companion.web.draft import BACK, Draft
+from companion.web.draft import BACK, Draft, replaces
 from companion.web.media import MODEL_LOCK, card_or_400, classifier_or_503
 
 bp = Blueprint("enroll", __name__)
@@ -191,16 +191,18 @@ def rename():
 def save():
     from companion.vision.classify import KNOWN_ART
     from companion.vision.enroll import ProfileError, enroll_images, save_profile
-    data = json_body("name")
+    data = json_body("name", "extend")
     name = want(data, "name", str)
+    extend = want(data, "extend", bool, required=False, default=False)
     if not NAME.match(name):
         abort(400, "a profile name is 1-40 letters, digits, '-' or '_', such as 'my-mughal-deck'")
     path = Path(current_app.config["PROFILES_DIR"]) / f"{name}.npz"
     model = classifier_or_503()
     d = _draft()
     with _SAVING:  # one profile written at a time, so that no name is taken twice
-        if path.exists():
-            abort(409, f"a deck profile named {name!r} exists already; choose another name")
+        if path.exists() and not extend:
+            abort(409, f"a deck profile named {name!r} exists already; choose another name, "
+                       "or add these cards to it")
         # The draft is not held while the profile is built (seconds): the camera's thread
         # adds the cards named at the table meanwhile, and those stay for the next profile.
         with d.lock:
@@ -208,9 +210,15 @@ def save():
         faces = {cid: crop for cid, crop in taken.items() if cid != BACK}
         if not faces:
             abort(400, "no cards named yet: scan the mat and confirm the labels first")
+        back, before = taken.get(BACK), 0
+        if path.exists():
+            old = _to_add_to(path, name)
+            _one_deck([*faces, *old.card_ids], f"cards and the profile {name!r}")
+            faces, before = _added(old, faces), len(old.card_ids)
+            back = back if back is not None else old.back_picture
         try:
             with MODEL_LOCK:
-                profile = enroll_images(faces, name, model, back=taken.get(BACK), cut=True)
+                profile = enroll_images(faces, name, model, back=back, cut=True)
         except ProfileError as e:
             abort(400, str(e))
         save_profile(profile, path)
@@ -221,7 +229,32 @@ def save():
                    cards=len(profile.card_ids), back=profile.back_embeddings is not None,
                    model_agreement=round(profile.model_agreement, 3),
                    known_art=profile.model_agreement >= KNOWN_ART,
-                   from_camera=profile.from_camera), 201
+                   from_camera=profile.from_camera,
+                   added=len(profile.card_ids) - before), 201
+
+
+def _to_add_to(path: Path, name: str):
+    """The saved profile the draft's cards are added to, or 400 where it cannot be."""
+    from companion.vision.enroll import ProfileError, load_profile
+    try:
+        old = load_profile(path)
+    except ProfileError as e:
+        abort(400, str(e))
+    if old.pictures is None:
+        abort(400, f"the deck profile {name!r} keeps no pictures of its cards (enrolled from "
+                   "images, or saved before profiles kept them), so nothing can be added to "
+                   "it: save these cards under another name")
+    return old
+
+
+def _added(old, faces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The old profile's pictures with the draft's: a card it lacks, or a sharper picture
+    of one whose picture was blurred."""
+    out = dict(zip(old.card_ids, old.pictures))
+    for cid, crop in faces.items():
+        if cid not in out or replaces(crop, out[cid]):
+            out[cid] = crop
+    return out
 
 
 @bp.post("/api/enroll/reset")

@@ -171,10 +171,23 @@ def test_answers_before_a_verdict_of_known_art_are_dropped():
     assert pipe._learnt() == ()  # what waited was dropped
 
 
-def test_a_deck_read_with_a_profile_keeps_no_pictures():
+def test_a_deck_read_with_a_profile_that_names_cards_keeps_no_pictures():
     class WithProfile(Guessing):
         may_not_know_the_art = False
     pipe = Pipeline(WithProfile(), TableTracker(LAYOUT))
-    assert pipe.familiarity is None
+    assert pipe.familiarity is None and not pipe.tracker.keep_pictures
     named_once(pipe)
+    assert pipe._learnt() == ()
+
+
+def test_a_profile_learnt_from_the_camera_hands_on_every_answer_to_add_to_it():
+    """Such a profile names no card by itself: every card is put to the players, and each
+    answer is a picture of its deck (one game of Kendra Kari names a fifth of it)."""
+    class LearntProfile(Guessing):
+        may_not_know_the_art = False
+        trust_bar = ALWAYS_ASK
+    pipe = Pipeline(LearntProfile(), TableTracker(LAYOUT))
+    assert pipe.familiarity is None and pipe.tracker.keep_pictures
+    named_once(pipe)
+    assert [c for c, _ in pipe._learnt()] == ["kalki-2"]
     assert pipe._learnt() == ()

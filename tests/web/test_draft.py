@@ -148,3 +148,61 @@ def test_a_card_named_while_a_profile_is_built_stays_for_the_next(make_app, tmp_
     assert named == [2]  # not kept waiting for the profile
     assert list(draft.cards) == ["kalki-3"]
     assert list(Draft.load(tmp_path / "profiles").cards) == ["kalki-3"]
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")
+def test_cards_named_in_a_later_game_are_added_to_the_profile_learnt_before(make_app,
+                                                                             tmp_path):
+    """One game of Kendra Kari names a fifth of its deck. The profile learnt from it keeps
+    its pictures, and the cards named in the next game (read with that profile) are added
+    to it under its own name; a card it has a sharp picture of keeps that picture."""
+    from companion.vision.enroll import load_profile
+    profiles = tmp_path / "profiles"
+    app = make_app(PROFILES_DIR=str(profiles))
+    draft, client = app.extensions["companion"].draft, app.test_client()
+    for k, cid in enumerate(("kalki-2", "kalki-3", "kalki-4")):
+        draft.learn(cid, picture(k))
+    draft.cards[BACK] = picture(9)  # confirmed on the Enrol page
+    r = client.post("/api/enroll/save", json={"name": "first-game"})
+    assert r.status_code == 201 and r.get_json()["added"] == 3
+    first = load_profile(profiles / "first-game.npz")
+    assert first.pictures.shape == (3, 96, 96, 3) and first.back_picture is not None
+    assert draft.cards == {}
+    draft.learn("kalki-5", picture(5))
+    draft.learn("kalki-2", picture(6))  # a sharp picture of it is in the profile already
+    r = client.post("/api/enroll/save", json={"name": "first-game"})
+    assert r.status_code == 409 and "add these cards to it" in r.get_json()["error"]
+    r = client.post("/api/enroll/save", json={"name": "first-game", "extend": True})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["added"] == 1 and r.get_json()["cards"] == 4
+    both = load_profile(profiles / "first-game.npz")
+    kept = dict(zip(both.card_ids, both.pictures))
+    assert sorted(kept) == ["kalki-2", "kalki-3", "kalki-4", "kalki-5"]
+    assert np.array_equal(kept["kalki-2"], picture(0)) and np.array_equal(kept["kalki-5"],
+                                                                           picture(5))
+    assert np.array_equal(both.back_picture, first.back_picture)
+    assert draft.cards == {}
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")
+def test_nothing_is_added_to_a_profile_without_pictures_or_of_another_deck(make_app,
+                                                                           tmp_path):
+    import dataclasses
+
+    from companion.vision.enroll import load_profile, save_profile
+    profiles = tmp_path / "profiles"
+    app = make_app(PROFILES_DIR=str(profiles))
+    draft, client = app.extensions["companion"].draft, app.test_client()
+    draft.learn("kalki-2", picture(1))
+    assert client.post("/api/enroll/save", json={"name": "dash"}).status_code == 201
+    old = load_profile(profiles / "dash.npz")
+    save_profile(dataclasses.replace(old, pictures=None), profiles / "no-pictures.npz")
+    draft.learn("kalki-3", picture(2))
+    r = client.post("/api/enroll/save", json={"name": "no-pictures", "extend": True})
+    assert r.status_code == 400 and "keeps no pictures" in r.get_json()["error"]
+    draft.cards.clear()
+    draft.learn("phul-2", picture(3))
+    r = client.post("/api/enroll/save", json={"name": "dash", "extend": True})
+    assert r.status_code == 400 and "one deck" in r.get_json()["error"]
+    assert load_profile(profiles / "dash.npz").card_ids == ("kalki-2",)  # untouched
+    assert list(draft.cards) == ["phul-2"]

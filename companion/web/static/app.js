@@ -428,7 +428,7 @@ function initEnroll() {
   };
   $("#e-save").onsubmit = async (ev) => {
     ev.preventDefault();
-    try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim() } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "; the model does not know this art, and its cards learnt from the camera are too small to be named surely: every card will be put to you, best guesses first (enrol pictures of the cards with `companion enroll` to have them named)")); }
+    try { const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim(), extend: $("#e-extend").checked } }); showDraft({ count: 0 }); msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + ($("#e-extend").checked ? ` (${r.added} of them new to it; a game started from now on reads with them)` : "") + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "; the model does not know this art, and its cards learnt from the camera are too small to be named surely: every card will be put to you, best guesses first (enrol pictures of the cards with `companion enroll` to have them named)")); }
     catch (e) { msg(e.message); }
   };
   $("#e-reset").onclick = async () => { try { showDraft(await api("/api/enroll/reset", { method: "POST" })); $("#e-cards").innerHTML = ""; $("#e-named").innerHTML = ""; $("#e-rename").hidden = true; msg(""); } catch (e) { msg(e.message); } };
