@@ -167,14 +167,17 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     srv = server("--profiles-dir", str(profiles))
     page.goto(srv.url + "/enroll")
     assert page.is_hidden("#e-confirm")  # nothing to confirm before a scan
-    deadline = time.monotonic() + 60
-    while not page.query_selector("#e-cards select"):  # the film shows cards within seconds
-        assert time.monotonic() < deadline, page.inner_text("#e-msg")
-        page.click("#e-scan")
-        page.wait_for_function("!document.querySelector('#e-msg').textContent"
-                               ".includes('looking')")
-        time.sleep(0.5)
-    picks = page.query_selector_all("#e-cards select")
+
+    def scan() -> list:
+        deadline = time.monotonic() + 60
+        while not page.query_selector("#e-cards select"):  # the film shows cards in seconds
+            assert time.monotonic() < deadline, page.inner_text("#e-msg")
+            page.click("#e-scan")
+            page.wait_for_function("!document.querySelector('#e-msg').textContent"
+                                   ".includes('looking')")
+            time.sleep(0.5)
+        return page.query_selector_all("#e-cards select")
+    picks = scan()
     # each card is offered by its name, under its suit
     assert picks[0].eval_on_selector("option[value='matsya-1']",
                                      "o => o.parentElement.label + ': ' + o.textContent") \
@@ -211,6 +214,21 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     page.click("#e-save button[type=submit]")
     page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
     assert load_profile(profiles / "table-deck.npz").card_ids == (name,)
+    # a card named later (another scan, or the next game) is added to that profile
+    picks = scan()
+    for sel in picks[1:]:
+        sel.select_option("")
+    other = next(c.id for c in deck_cards(Card.parse(name).deck) if c.id != name)
+    picks[0].select_option(other)
+    page.click("#e-confirm")
+    page.wait_for_function("document.querySelector('#e-draft').textContent.includes('named, here')")
+    page.click("#e-save button[type=submit]")  # the name is taken: refused
+    page.wait_for_function("document.querySelector('#e-msg').textContent.includes('exists')")
+    page.check("#e-extend")
+    page.click("#e-save button[type=submit]")
+    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
+    assert "(1 of them new to it" in page.inner_text("#e-msg")
+    assert sorted(load_profile(profiles / "table-deck.npz").card_ids) == sorted([name, other])
 
 
 def _confirm_page_of_the_demo(server, page) -> tuple:
