@@ -11,7 +11,10 @@ A card lying face down is offered as the deck's back (``BACK``): with the back e
 face-down card of a plain-backed deck is not read as a face (see ``DeckProfile``).
 The confirmed cards are kept on disk as they grow (:mod:`companion.web.draft`), so a
 restarted dashboard goes on where the enrolment stood. The cards the players name at the
-table, when the model does not know the deck's art, join the same draft.
+table, when the model does not know the deck's art, join the same draft, and so do those
+named while a profile learnt from the camera reads (it names no card by itself). Such a
+profile keeps its pictures: saved under its name with ``extend`` ("add these cards"), the
+draft's cards are added to it (one game of Kendra Kari names a fifth of its deck).
 """
 
 from __future__ import annotations
