@@ -26,11 +26,10 @@ import numpy as np
 
 from companion.layouts import Layout
 from companion.vision.classify import TOP_K
-from companion.vision.cues import sharpness
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionMap
+from companion.vision.track_views import FACE_DOWN, keep_view, sharpest, still
 
-FACE_DOWN = "face-down"
 # A reading's crop is a picture of the card if this much of the card is in view (the
 # detector's ``visible``: not covered by another card)
 WHOLE = 0.9
@@ -107,6 +106,11 @@ class _Track:
     # picture of the card the players may be asked about
     views: deque = field(default_factory=deque)
     picture: np.ndarray | None = None
+    # the card the players last named it, and its picture then (kept when they name the
+    # same card again): whether a card was laid on it is told by the crops, not readings
+    # that cannot name it (see track_views.still)
+    named_as: str | None = None
+    named_picture: np.ndarray | None = None
 
 
 def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
@@ -124,26 +128,6 @@ def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
         return False
     named = t.asked[:1] if t.unsure else (t.label, t.read_as)
     return candidates[0][0] in named
-
-
-def _keep_view(t: _Track, frame: int, label: str, crop: np.ndarray | None) -> None:
-    """A reading's whole crop, unless it agrees with a card the track holds surely (there is
-    nothing to decide). A copy: the frame's crops are let go with the frame."""
-    if crop is not None and label != FACE_DOWN and not (
-            t.settled and not t.unsure and label == t.label):
-        t.views.append((frame, label, crop.copy()))
-
-
-def _sharpest(views: deque, label: str, since: int) -> np.ndarray | None:
-    """The sharpest whole crop of the readings from frame ``since`` on that read ``label``
-    (of all of them, when none did: an unsure card's readings may all differ)."""
-    if label == FACE_DOWN:
-        return None
-    recent = [(lab, c) for f, lab, c in views if f >= since]
-    crops = [c for lab, c in recent if lab == label] or [c for _, c in recent]
-    if not crops:
-        return None
-    return crops[int(np.argmax(sharpness(np.stack(crops))))]
 
 
 class TableTracker:
@@ -225,6 +209,8 @@ class TableTracker:
             # on it meanwhile, before the answer came, are judged as such)
             t.read_as = t.asked[0] if t.unsure and t.asked else t.label
             t.label, t.unsure = card, False
+            if card != t.named_as or t.named_picture is None:
+                t.named_as, t.named_picture = card, t.picture
             if t.picture is not None:
                 self._named.append((card, t.picture))
 
@@ -294,7 +280,7 @@ class TableTracker:
                 t.last_seen, t.missed = frame_index, 0
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
-                    _keep_view(t, frame_index, label, crop)
+                    keep_view(t, frame_index, label, crop)
                     events += self._vote(t, frame_index, timestamp)
             elif not gated:
                 t.missed += 1
@@ -314,7 +300,7 @@ class TableTracker:
                        views=deque(maxlen=self.stable_frames))
             self._next_id += 1
             t.readings.append((label, conf, topk))
-            _keep_view(t, frame_index, label, crop)
+            keep_view(t, frame_index, label, crop)
             self._tracks.append(t)
         return events + self._cleared(frame_index, timestamp)
 
@@ -372,7 +358,8 @@ class TableTracker:
             # real-art Kendra Kari film a Kumancha 6 that lay untouched was re-read as the
             # 8 (0.83) three times, and each time the players were asked what lay there.
             # An unsure card is the same doubt on the same terms: the players were asked.
-            if t.settled and (not t.disturbed or _holds(t, self._candidates(recent))):
+            if t.settled and (not t.disturbed or _holds(t, self._candidates(recent))
+                              or still(t, frame - self.stable_frames + 1)):
                 t.doubt = 0
                 return []
             t.doubt += 1
@@ -387,7 +374,7 @@ class TableTracker:
             t.since = first
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
         t.settled_at = frame
-        t.picture = _sharpest(t.views, label, first)
+        t.picture = sharpest(t.views, label, first)
         candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False
@@ -425,7 +412,7 @@ class TableTracker:
         candidates = self._candidates(recent)
         if label == FACE_DOWN or not candidates:
             return []
-        t.settled_at, t.picture = t.last_seen, _sharpest(t.views, label, t.first_frame)
+        t.settled_at, t.picture = t.last_seen, sharpest(t.views, label, t.first_frame)
         self._remember(t)
         return [self._event("unsure", t, None, self._confidence(recent, label), t.last_seen,
                             ts, candidates=candidates)]

@@ -68,6 +68,19 @@ def test_a_named_card_comes_with_its_sharpest_whole_picture():
     assert tr.named() == []  # handed on once
 
 
+
+def test_a_named_card_read_otherwise_but_looking_the_same_is_not_asked_about_again():
+    """Readings of a card the reader cannot name are noise: after a hand passed they may
+    rank another card first. Its crops, still like its picture when it was named, say that
+    nothing was laid on it; a card laid on it looks otherwise, and is asked about."""
+    tr = asking_tracker()
+    card = picture(1)
+    (asked,) = lay(tr, [seen(card, "kalki-7")] * 8)
+    tr.name(asked.track_id, "kalki-2", asked.last_frame)
+    assert lay(tr, [seen(card, "kalki-9")] * 12, start=8) == []
+    (again,) = lay(tr, [seen(picture(7), "kalki-9")] * 12, start=20)
+    assert again.kind == "unsure" and again.track_id == asked.track_id
+
 def test_a_card_never_wholly_in_view_comes_without_a_picture():
     tr = asking_tracker()
     (asked,) = lay(tr, [seen(picture(1), "kalki-7", visible=0.6)] * 7)

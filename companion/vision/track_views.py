@@ -1,0 +1,67 @@
+"""The tracker's pictures of its cards: the crops it keeps of a track's readings, the
+picture it hands on when the players name the card (``TableTracker.named``), and whether a
+named card's crops still show it (``still``). Apart from the voting in ``track`` so that
+each file stays small; ``t`` is a ``track._Track``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import cv2
+import numpy as np
+
+from companion.vision.cues import sharpness
+
+FACE_DOWN = "face-down"
+# A named card's crops at least this like its picture are that card still (see still)
+SAME_CARD = 0.7
+
+
+def still(t, since: int) -> bool:
+    """Whether the whole crops of a card the players named, from frame ``since`` on, still
+    show it as it lay when they named it (the median of their likeness to its picture then
+    at least ``SAME_CARD``): a doubt in its readings is then no card laid on it.
+
+    A reader that cannot name the card (art the model does not know, or a card its profile
+    has no picture of) reads it as one card or another at random. When a hand passed and
+    the first reading changed, the tracker took it for a card laid on it: on the real-art
+    Kendra Kari film with a 17-card profile, 5 of 22 questions asked again about cards that
+    lay there untouched. Laid by a hand, a card on another lies a few millimetres off and at
+    another turn: its crop is unlike the picture (0.14-0.44 there), the same card's is not
+    (0.84-1.0). Unlike is not taken to mean a new card: a hand resting over the card makes
+    its crops unlike too (asked 9 times about one card so)."""
+    if t.named_picture is None or t.read_as is None:
+        return False
+    crops = [c for f, _, c in t.views if f >= since]
+    return bool(crops) and float(
+        np.median([likeness(c, t.named_picture) for c in crops])) >= SAME_CARD
+
+
+def likeness(crop: np.ndarray, picture: np.ndarray) -> float:
+    """The grey correlation of ``picture``'s middle with ``crop``, at the best shift of up
+    to 6 px either way (the detector's centre wobbles), without turning: the same card lying
+    still, or nudged."""
+    a = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    b = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
+    return float(cv2.matchTemplate(a, b[6:-6, 6:-6], cv2.TM_CCOEFF_NORMED).max())
+
+
+def keep_view(t, frame: int, label: str, crop: np.ndarray | None) -> None:
+    """A reading's whole crop, unless it agrees with a card the track holds surely (there is
+    nothing to decide). A copy: the frame's crops are let go with the frame."""
+    if crop is not None and label != FACE_DOWN and not (
+            t.settled and not t.unsure and label == t.label):
+        t.views.append((frame, label, crop.copy()))
+
+
+def sharpest(views: deque, label: str, since: int) -> np.ndarray | None:
+    """The sharpest whole crop of the readings from frame ``since`` on that read ``label``
+    (of all of them, when none did: an unsure card's readings may all differ)."""
+    if label == FACE_DOWN:
+        return None
+    recent = [(lab, c) for f, lab, c in views if f >= since]
+    crops = [c for lab, c in recent if lab == label] or [c for _, c in recent]
+    if not crops:
+        return None
+    return crops[int(np.argmax(sharpness(np.stack(crops))))]
