@@ -3,6 +3,7 @@
     python benchmarks/bench_live_enrolment.py [--per-card 6] [--light neutral]
     python benchmarks/bench_live_enrolment.py --films /tmp/realart [--answer-after 90]
     python benchmarks/bench_live_enrolment.py --learnt /tmp/realart [--answer-after 90]
+    python benchmarks/bench_live_enrolment.py --speed /tmp/realart   # after --learnt
 
 A player with a real deck seldom has a scan of every card: the dashboard's "Enrol a deck"
 page (``companion.web.enroll``) lets them lay the cards out on the mat, a table-full at a
@@ -52,7 +53,13 @@ from companion.train_scenes import CARD_RADIUS_MM
 from companion.vision.classify import CardClassifier
 from companion.vision.crops import crop_from_frame
 from companion.vision.cues import sharpness
-from companion.vision.enroll import SHARP_ENOUGH, enroll_folder, enroll_images
+from companion.vision.enroll import (
+    SHARP_ENOUGH,
+    enroll_folder,
+    enroll_images,
+    load_profile,
+    save_profile,
+)
 
 PER_SCAN = 20
 
@@ -215,6 +222,7 @@ def learnt(folder: Path, n_scenes: int, answer_after: int = 0, seed_step: int = 
         print(f"\n## {film.name}: {len(draft.cards)} of the {len(deck_cards(deck))} "
               f"{deck.value} cards named with a picture, from {played['answered']} answers")
         profile = enroll_images(draft.cards, "learnt", model, cut=True)
+        save_profile(profile, folder / f"{film.stem}-learnt.npz")  # for --speed
         faces = pysol_faces(deck)
         crops, truth, _ = pysol_crops(faces, 6, np.random.default_rng(1))
         tests = {"camera crops": (crops, truth, None), "scenes": scene_crops(deck, n_scenes)}
@@ -248,6 +256,31 @@ def learnt(folder: Path, n_scenes: int, answer_after: int = 0, seed_step: int = 
     return 0
 
 
+def speed(folder: Path, frames: int = 200) -> int:
+    """Pipeline speed on a still 1280x720 table of 20 cards of a real-art deck, as served
+    (changed crops read, the next frame seen while this one is read): the model alone, and
+    with each profile ``--learnt`` left in ``folder`` (it names no card by itself, so every
+    card on the table is doubtful and read on every frame)."""
+    from bench_pipeline import _speed_run, twenty_card_table
+    profiles = sorted(folder.glob("*-learnt.npz"))
+    if not profiles:
+        print(f"no *-learnt.npz in {folder}: run --learnt {folder} first")
+        return 1
+    print("\n## Speed: a still 20-card table of the deck's art, as served "
+          f"({frames} frames)\nreader                                   cards   fps  "
+          "classify ms  track ms")
+    for path in profiles:
+        profile = load_profile(path)
+        image, _ = twenty_card_table(source=f"pysol-{profile.deck.value}")
+        for name, reader in (("model alone", CardClassifier()),
+                             (f"{path.stem} ({len(profile.card_ids)} cards)",
+                              CardClassifier(profile=profile))):
+            r = _speed_run(image, frames, reader, reuse=True, overlap=True)
+            print(f"{profile.deck.value + ', ' + name:40} {r['cards']:5.0f} {r['fps']:5.1f} "
+                  f"{r['mean']['classify']:12.2f} {r['mean']['track']:9.2f}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-card", type=int, default=6)
@@ -259,10 +292,14 @@ def main(argv=None) -> int:
     ap.add_argument("--learnt", type=Path, help="only: a profile learnt from the players' "
                     "answers while each real-art film (rendered into this folder, or used "
                     "again from it) is played with the model alone, and what it reads")
+    ap.add_argument("--speed", type=Path, help="only: pipeline speed on a still 20-card "
+                    "table with each profile --learnt left in this folder")
     ap.add_argument("--answer-after", type=int, default=0,
                     help="with --films or --learnt: frames the players take to answer each "
                          "question")
     args = ap.parse_args(argv)
+    if args.speed:
+        return speed(args.speed)
     if args.films:
         return films(args.films, args.light, args.answer_after)
     if args.learnt:

@@ -60,8 +60,9 @@ class _NoModel:
 
 # ---- 1. speed -----------------------------------------------------------------------------
 
-def twenty_card_table(seed: int = 11):
-    """A 1280x720 picture of about 20 face-up cards on the whole mat, and its scene spec."""
+def twenty_card_table(seed: int = 11, source: str | None = None):
+    """A 1280x720 picture of about 20 face-up cards on the whole mat, and its scene spec.
+    ``source``: the cards' art (``pysol-mughal``, ...), else our styles."""
     import dataclasses
 
     from companion.synth.camera import random_pose
@@ -69,7 +70,8 @@ def twenty_card_table(seed: int = 11):
     rng = np.random.default_rng(seed)
     for _ in range(200):
         spec = random_scene_spec(rng, 1280, 720, mat=True, n_cards=20, hands=0,
-                                 tilt_max=25.0, placement="anywhere", face_down_rate=0.0)
+                                 tilt_max=25.0, placement="anywhere", face_down_rate=0.0,
+                                 **({"source": source} if source else {}))
         # a camera that sees the whole mat, as `companion calibrate` asks for
         cam = random_pose(rng, 1280, 720, (MAT_SIZE_MM[0] / 2, MAT_SIZE_MM[1] / 2),
                           MAT_SIZE_MM[0] * 1.7, 20.0)
