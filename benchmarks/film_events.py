@@ -10,7 +10,7 @@ from pathlib import Path
 from companion.layouts import load_layout
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
-from companion.vision.pipeline import Pipeline, doubtful_per_frame
+from companion.vision.pipeline import Pipeline, doubtful_per_frame, served_reuse
 from companion.vision.reuse import ReadingReuse
 from companion.vision.source import open_source
 from companion.vision.track import TableTracker, TrackEvent
@@ -78,8 +78,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             profile = profile or enrolled_profile(source, meta["seed"], game.DECK, classifier)
             classifier = CardClassifier(MODEL, profile=profile)
     if doubtful == "served":
-        doubtful = doubtful_per_frame(classifier)
-    reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
+        reuse = served_reuse(classifier, doubtful_per_frame(classifier)) if enrolled else None
+    else:
+        reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
     referee = Referee(rec.game, rec.players, rec.options, layout,
                       by_elimination=by_elimination)

@@ -55,11 +55,25 @@ def doubtful_per_frame(classifier) -> int | None:
     gathered. With such a profile learnt from one game's answers, a second game of the
     real-art Ganjifa deck followed 101 of its 118 moves with turns, 115 with every card
     read on every frame (22.5 fps against 35.8; docs/benchmarks.md)."""
-    if getattr(classifier, "profile", None) is None:
-        return None
-    if getattr(classifier, "trust_bar", 0.0) >= ALWAYS_ASK:
+    if getattr(classifier, "profile", None) is None or asks_about_every_card(classifier):
         return None
     return DOUBTFUL_PER_FRAME
+
+
+def asks_about_every_card(classifier) -> bool:
+    """A profile that names no card by itself (art the model does not know, enrolled from
+    the camera): every card is put to the players."""
+    return getattr(classifier, "trust_bar", 0.0) >= ALWAYS_ASK
+
+
+def served_reuse(classifier, max_doubtful: int | None) -> ReadingReuse:
+    """The reading reuse as served. With a profile that asks about every card, readings
+    cannot settle a card (the players name each one), so a card read ``patient_after``
+    times while nothing happened to it is read only every few frames, whatever its
+    reading: a still table of 15 real-art cards with a 120-card learnt profile ran at 16.6
+    fps, every card read on every frame (docs/benchmarks.md)."""
+    return ReadingReuse(max_doubtful=max_doubtful,
+                        patient_every_doubt=asks_about_every_card(classifier))
 
 
 class Classifier(Protocol):
@@ -130,7 +144,7 @@ class Pipeline:
                  reuse_readings: bool = True, familiarity: ArtFamiliarity | None = None):
         self.classifier = classifier
         if reuse is None and reuse_readings:
-            reuse = ReadingReuse(max_doubtful=doubtful_per_frame(classifier))
+            reuse = served_reuse(classifier, doubtful_per_frame(classifier))
         self.reuse = reuse if reuse_readings else None
         self.tracker = tracker or TableTracker()
         # a classifier whose sure readings are less often right asks for surer ones
@@ -140,7 +154,7 @@ class Pipeline:
         self.familiarity = familiarity
         # a profile that names no card by itself (a deck of unknown art enrolled from the
         # camera) has every card named by the players: each answer may add to it
-        self._adds_to_profile = getattr(classifier, "trust_bar", 0.0) >= ALWAYS_ASK
+        self._adds_to_profile = asks_about_every_card(classifier)
         # pictures of the cards named, while they may teach a deck (see _learnt)
         self.tracker.keep_pictures = familiarity is not None or self._adds_to_profile
         self._named_unjudged: list[tuple[str, np.ndarray]] = []

@@ -40,8 +40,11 @@ afresh. A card read near the bar is not made to wait: on the real-art Ganjifa fi
 cards, read at 0.85-0.9, were still settling, and making every card doubtful for 8 readings
 wait cost 11 of its 120 moves. After 8 low readings, the real-art Kendra Kari films asked
 one question more and named one card fewer; after 16, all six films give the same events as
-without. Tried and dropped (2026-11-27): making every doubtful card wait after 16 readings
-below ``keep_above`` (0.85) took the 20-card table with a profile from 2 reads a frame to 1,
+without. With a profile that names no card by itself (``patient_every_doubt``, see
+:func:`~companion.vision.pipeline.served_reuse`) readings cannot settle a card at all, so
+every card still for 16 readings waits so, whatever they say.
+Tried and dropped (2026-11-27): making every doubtful card wait after 16 readings below
+``keep_above`` (0.85) took the 20-card table with a profile from 2 reads a frame to 1,
 but the real-art Ganjifa film asked 28 questions instead of 25. Reading a card the players
 had named only every ``refresh_frames`` while its reading still ranked that name first
 counted the readings that disagreed and skipped those that agreed: the real-art Kendra Kari
@@ -91,7 +94,7 @@ class ReadingReuse:
                  refresh_frames: int = 15, max_refresh: int = 3, keep_above: float = 0.85,
                  max_doubtful: int | None = None, cycle_turns: bool | None = None,
                  patient_after: int = 16, patient_frames: int = 8,
-                 patient_below: float = 0.6):
+                 patient_below: float = 0.6, patient_every_doubt: bool = False):
         # cycle_turns None: only for the model alone. With a deck profile a reading is
         # mostly the profile's comparisons, and the real-art Ganjifa film lost 3 of its 120
         # moves to readings averaged over frames (117/120, 4 illegal rulings).
@@ -105,6 +108,9 @@ class ReadingReuse:
         self.patient_after = patient_after
         self.patient_frames = patient_frames
         self.patient_below = patient_below
+        # every doubtful reading counts as low, and waits even where no card takes turns
+        # (a profile that asks about every card: see pipeline.served_reuse)
+        self.patient_every_doubt = patient_every_doubt
         self.reads = 0  # crops sent to the classifier (for benchmarks and tests)
         self.confirmed = 0  # sure cards the classifier confirmed rather than read again
         self.reset()
@@ -164,7 +170,7 @@ class ReadingReuse:
             for j, (i, b) in enumerate(zip(todo, before)):
                 rows[i] = read.row(j)
                 low = 0
-                if rows[i].confidence < self.patient_below:
+                if rows[i].confidence < self.patient_below or self.patient_every_doubt:
                     low = (b.low_reads if b else 0) + 1
                 kept[i] = _Remembered(det.centers_mm[i], thumbs[i], rows[i], frame_index,
                                       low_reads=low)
@@ -186,7 +192,8 @@ class ReadingReuse:
 
     def _patient(self, old: _Remembered, frame_index: int) -> bool:
         """A card read low for long waits for its slower turn (only where cards take turns)."""
-        return (self.max_doubtful is not None and old.low_reads >= self.patient_after
+        return ((self.max_doubtful is not None or self.patient_every_doubt)
+                and old.low_reads >= self.patient_after
                 and frame_index - old.read_at < self.patient_frames)
 
     def _read(self, classifier, crops: np.ndarray, before: list[ReadingRow | None],

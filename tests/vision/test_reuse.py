@@ -130,6 +130,25 @@ def test_a_card_read_low_for_long_is_read_less_often_until_a_hand_comes_near():
         assert near_the_bar.classify(hovering, _det([(100, 100)], [30], rng), f).evidence[0]
 
 
+
+def test_with_a_profile_that_asks_about_every_card_a_still_card_waits_whatever_its_reading():
+    """Readings cannot settle such a card (the players name every one): read
+    ``patient_after`` times while nothing happened, it waits its turn even when every card
+    is read each frame and its reading is near the bar."""
+    from companion.vision.classify import ALWAYS_ASK
+    from companion.vision.pipeline import served_reuse
+
+    class Asking:
+        trust_bar = ALWAYS_ASK
+    rng = np.random.default_rng(5)
+    reuse = served_reuse(Asking(), None)
+    reuse.patient_after, reuse.patient_frames = 3, 4
+    oracle = CountingOracle(confidence=0.8)
+    read_on = [f for f in range(12)
+               if reuse.classify(oracle, _det([(100, 100)], [30], rng), f).evidence[0]]
+    assert read_on == [0, 1, 2, 6, 10] and oracle.read == 5
+    assert not served_reuse(object(), None).patient_every_doubt  # the model alone: as before
+
 class TurningOracle(CountingOracle):
     """A classifier that reads crops at quarter turns: records what it was asked."""
 
