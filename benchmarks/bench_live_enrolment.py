@@ -210,7 +210,7 @@ def learnt(folder: Path, n_scenes: int, answer_after: int = 0, seed_step: int = 
     import tempfile
 
     from companion.synth.video import film_game
-    from companion.web.draft import Draft
+    from companion.web.draft import Draft, added_to
     model = CardClassifier()
     for film in _real_art_films(folder):
         meta = json.loads(film.with_suffix(".json").read_text())
@@ -244,9 +244,7 @@ def learnt(folder: Path, n_scenes: int, answer_after: int = 0, seed_step: int = 
         print_events(f"{film.name} (model alone), then a second game of the deck: model "
                      "alone, and with the profile learnt from the first game's answers "
                      "(players answer every question)", res)
-        # as the Enrol page adds them ("add these cards"): the cards the profile lacked
-        grown = dict(zip(profile.card_ids, profile.pictures)) | {
-            c: p for c, p in more.cards.items() if c not in profile.card_ids}
+        grown = added_to(profile, more.cards)  # as the Enrol page's "add these cards"
         print(f"\n{film.name}, the second game's answers added: {len(grown)} of the "
               f"{len(deck_cards(deck))} cards with a picture")
         for k, v in read_with({"two games' answers": enroll_images(grown, "grown", model,

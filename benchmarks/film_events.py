@@ -77,10 +77,10 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             source = meta.get("source") or f"style-{meta['style']}"
             profile = profile or enrolled_profile(source, meta["seed"], game.DECK, classifier)
             classifier = CardClassifier(MODEL, profile=profile)
-    if doubtful == "served":
-        reuse = served_reuse(classifier, doubtful_per_frame(classifier)) if enrolled else None
-    else:
-        reuse = ReadingReuse(max_doubtful=doubtful) if enrolled else None
+    reuse = None
+    if enrolled:
+        reuse = (served_reuse(classifier, doubtful_per_frame(classifier))
+                 if doubtful == "served" else ReadingReuse(max_doubtful=doubtful))
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
     referee = Referee(rec.game, rec.players, rec.options, layout,
                       by_elimination=by_elimination)

@@ -107,7 +107,8 @@ class DeckProfile:
     from_camera: bool = False
     # From the camera: the crops it was built from (M, 96, 96, 3) BGR uint8 in ``card_ids``
     # order, and the back's (96, 96, 3) when enrolled, so that cards named later (more
-    # games of Kendra Kari) can be added and the profile built again (``enroll.extended``).
+    # games of Kendra Kari) can be added and the profile built again (the Enrol page's
+    # "add these cards": ``companion.web.draft.added_to``).
     pictures: np.ndarray | None = field(default=None, repr=False)
     back_picture: np.ndarray | None = field(default=None, repr=False)
 

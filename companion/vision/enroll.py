@@ -28,6 +28,7 @@ from companion.vision.crops import CROP_PX, GENTLE, place_card
 from companion.vision.deck_profile import DeckProfile
 from companion.vision.match import (
     align,
+    disc_correlation,
     grey,
     polar_templates,
 )
@@ -91,15 +92,11 @@ def _references_first(ids: tuple[str, ...], greys: dict[str, np.ndarray], cut: b
         ref_of[su] = numbers[0] if numbers else members[0]
         if cut and len(numbers) > 2:
             ref_of[su] = max(numbers, key=lambda r: float(np.median(
-                [_correlation(align(greys[q], greys[r]), greys[r]) for q in numbers if q != r])))
+                [disc_correlation(align(greys[q], greys[r]), greys[r], _RIM_INSIDE)
+                 for q in numbers if q != r])))
     # each reference just before its suit's first card, the rest as given: a manifest that
     # starts each suit with its 1 gives the profile it gave before
     return tuple(dict.fromkeys(c for cid in ids for c in (ref_of[cid.rpartition("-")[0]], cid)))
-
-
-def _correlation(a: np.ndarray, b: np.ndarray) -> float:
-    x, y = a[_RIM_INSIDE] - a[_RIM_INSIDE].mean(), b[_RIM_INSIDE] - b[_RIM_INSIDE].mean()
-    return float((x * y).sum() / np.sqrt((x * x).sum() * (y * y).sum() + 1e-9))
 
 
 def _suit_references(ids: tuple[str, ...], greys: np.ndarray, cut: bool = False

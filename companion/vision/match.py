@@ -264,7 +264,12 @@ _FIGURE = np.hypot(*(np.mgrid[0:96, 0:96] - 47.5)) <= 0.85 * 48  # inside the ri
 def figure_match(crop: np.ndarray, reference: np.ndarray) -> float:
     """Correlation of a 96 px BGR crop, re-centred and aligned, with a card's :func:`grey`
     over the whole disc inside the rim (which any card matches)."""
-    aligned = align(grey(recentre(crop)), reference)
-    a, r = aligned[_FIGURE], reference[_FIGURE]
-    a, r = a - a.mean(), r - r.mean()
-    return float((a * r).sum() / (np.linalg.norm(a) * np.linalg.norm(r) + 1e-6))
+    return disc_correlation(align(grey(recentre(crop)), reference), reference)
+
+
+def disc_correlation(a: np.ndarray, b: np.ndarray, inside: np.ndarray = _FIGURE) -> float:
+    """The correlation of two aligned greys over the pixels ``inside`` (the disc inside
+    the rim)."""
+    a, b = a[inside], b[inside]
+    a, b = a - a.mean(), b - b.mean()
+    return float((a * b).sum() / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-6))

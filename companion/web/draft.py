@@ -95,3 +95,13 @@ def replaces(picture: np.ndarray, kept: np.ndarray) -> bool:
     from companion.vision.enroll import SHARP_ENOUGH
     before, now = sharpness(np.stack([kept, picture]))
     return before < SHARP_ENOUGH and now > before
+
+
+def added_to(profile, faces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A saved profile's pictures with ``faces`` (card id -> picture) added: a card it
+    lacks, or a sharper picture of one whose picture was blurred."""
+    out = dict(zip(profile.card_ids, profile.pictures))
+    for cid, crop in faces.items():
+        if cid not in out or replaces(crop, out[cid]):
+            out[cid] = crop
+    return out

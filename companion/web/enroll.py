@@ -31,7 +31,7 @@ from flask import Blueprint, abort, current_app, jsonify
 from companion.cards import deck_cards
 from companion.web import runtime
 from companion.web.api import json_body, want
-from companion.web.draft import BACK, Draft, replaces
+from companion.web.draft import BACK, Draft, added_to
 from companion.web.media import MODEL_LOCK, card_or_400, classifier_or_503
 
 bp = Blueprint("enroll", __name__)
@@ -203,7 +203,8 @@ def save():
     model = classifier_or_503()
     d = _draft()
     with _SAVING:  # one profile written at a time, so that no name is taken twice
-        if path.exists() and not extend:
+        exists = path.exists()
+        if exists and not extend:
             abort(409, f"a deck profile named {name!r} exists already; choose another name, "
                        "or add these cards to it")
         # The draft is not held while the profile is built (seconds): the camera's thread
@@ -214,10 +215,10 @@ def save():
         if not faces:
             abort(400, "no cards named yet: scan the mat and confirm the labels first")
         back, before = taken.get(BACK), 0
-        if path.exists():
+        if exists:
             old = _to_add_to(path, name)
             _one_deck([*faces, *old.card_ids], f"cards and the profile {name!r}")
-            faces, before = _added(old, faces), len(old.card_ids)
+            faces, before = added_to(old, faces), len(old.card_ids)
             back = back if back is not None else old.back_picture
         try:
             with MODEL_LOCK:
@@ -248,16 +249,6 @@ def _to_add_to(path: Path, name: str):
                    "images, or saved before profiles kept them), so nothing can be added to "
                    "it: save these cards under another name")
     return old
-
-
-def _added(old, faces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The old profile's pictures with the draft's: a card it lacks, or a sharper picture
-    of one whose picture was blurred."""
-    out = dict(zip(old.card_ids, old.pictures))
-    for cid, crop in faces.items():
-        if cid not in out or replaces(crop, out[cid]):
-            out[cid] = crop
-    return out
 
 
 @bp.post("/api/enroll/reset")
