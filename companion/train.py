@@ -92,6 +92,9 @@ class TrainConfig:
     also_widths: tuple[tuple[int, int, int, int], ...] = ()  # sizes trained on the same batches
     checkpoint: Path | None = None  # also save the weights here (export_checkpoint reads them)
     init_from: Path | None = None  # an exported model (ONNX) to train on from (train_init)
+    # Pasted crops made on the training device (companion.train_device_crops) added to each
+    # step's batch from the pool: fresh crops every step where CPU rendering is short.
+    device_crops: int = 0
 
 
 _FIELDS = {f.name for f in fields(TrainConfig)}
@@ -214,12 +217,16 @@ def make_batch(bank: FaceBank, n: int, seed: int, negative_share: float,
             j = int(rng.integers(len(bank.faces)))
             others = [bank.faces[int(rng.integers(len(bank.faces)))] for _ in range(2)]
             crop = C.place_card(bank.faces[j], rng, jit, neighbours=others)
-            card = ALL_CARDS[bank.card_index[j]]
-            y[k] = (SUITS.index(card.suit.value), RANKS.index(card.rank.token), C.KIND_CARD,
-                    bank.card_index[j])
+            y[k] = _card_label(bank.card_index[j])
         x[k] = preprocess(crop[None], input_px)[0].astype(np.uint8)
     perm = rng.permutation(n)
     return x[perm], y[perm]
+
+
+def _card_label(index: int) -> tuple[int, int, int, int]:
+    """Suit, rank, kind and card index of ``ALL_CARDS[index]``: a training label."""
+    card = ALL_CARDS[index]
+    return SUITS.index(card.suit.value), RANKS.index(card.rank.token), C.KIND_CARD, index
 
 
 def _worker_batch(args):
@@ -286,6 +293,13 @@ def _growing_pool(cfg: TrainConfig, bank: FaceBank):
                        pasted_every=pasted_every, initializer=_init_worker, initargs=(bank,))
 
 
+def _device_crops(cfg: TrainConfig, bank: FaceBank):
+    from companion.train_device_crops import DeviceCrops
+    labels = np.array([_card_label(i) for i in bank.card_index])
+    return DeviceCrops(bank.faces, labels, bank.backs, cfg.device, cfg.input_px,
+                       cfg.seed, cfg.negative_share, cfg.degraded_share)
+
+
 def train(cfg: TrainConfig, log=print) -> dict:
     """Train, export ONNX + model card to ``cfg.out``; returns the card's JSON.
 
@@ -302,6 +316,7 @@ def train(cfg: TrainConfig, log=print) -> dict:
     feed = _growing_pool(cfg, bank) if cfg.stream_capacity else None
     if feed is None:
         x_all, y_all = _fixed_pool(cfg, bank, t0, log)
+    made = _device_crops(cfg, bank) if cfg.device_crops else None  # after the fork
     torch.set_num_threads(cfg.threads)
     all_widths = (tuple(cfg.widths),) + tuple(tuple(w) for w in cfg.also_widths)
     nets = [CardNet(w).to(cfg.device) for w in all_widths]
@@ -332,7 +347,8 @@ def train(cfg: TrainConfig, log=print) -> dict:
         order = torch.randperm(len(x_all), generator=gen).to(cfg.device)
         tot = torch.zeros(len(nets), device=cfg.device)
         right = torch.zeros(len(nets), dtype=torch.int64, device=cfg.device)
-        seen, used = 0, 0
+        seen = torch.zeros((), dtype=torch.int64, device=cfg.device)  # no sync a step
+        used = 0
         steps_per_pass = len(order) // cfg.batch
         for step, i in enumerate(range(0, len(order) - cfg.batch + 1, cfg.batch)):
             # Progress is time or passes, whichever is further on, so the lr has come down
@@ -346,8 +362,11 @@ def train(cfg: TrainConfig, log=print) -> dict:
                 break
             idx = order[i:i + cfg.batch]
             k = int(torch.randint(4, (1,), generator=gen))
-            xb = torch.rot90(x_all[idx], k, dims=(2, 3)).float()
-            yb = y_all[idx]
+            xb, yb = x_all[idx], y_all[idx]
+            if made is not None:
+                xm, ym = made.batch(cfg.device_crops)
+                xb, yb = torch.cat([xb, xm]), torch.cat([yb, ym])
+            xb = torch.rot90(xb, k, dims=(2, 3)).float()
             is_card = yb[:, 2] == C.KIND_CARD
             for j, (net, head, opt) in enumerate(zip(nets, heads, opts)):
                 for g in opt.param_groups:
@@ -356,26 +375,26 @@ def train(cfg: TrainConfig, log=print) -> dict:
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                tot[j] += loss.detach() * len(xb)
+                tot[j] += loss.detach() * len(idx)
                 ok = (suit.argmax(1) == yb[:, 0]) & (rank.argmax(1) == yb[:, 1])
                 right[j] += (ok & is_card).sum()
-            used += len(xb)
-            trained += len(xb)
-            seen += int(is_card.sum()) if cfg.device == "cpu" else 0
+            used += len(idx)
+            trained += len(idx)
+            seen += is_card.sum()
             if cfg.log_every and step % cfg.log_every == 0:
                 log(f"  pass {n_pass + 1} step {step} loss {loss.item():.3f} "
                     f"lr {_lr_at(cfg, frac):.5f} ({time.time() - t0:.0f} s)")
         if used == 0 and history:  # time ran out while waiting for the pool: no pass
             break
-        if cfg.device != "cpu":  # counted once a pass: a sync per step would idle the GPU
-            seen = int((y_all[order[:used]][:, 2] == C.KIND_CARD).sum())
-        accs = [round(int(r) / max(seen, 1), 4) for r in right.tolist()]
+        accs = [round(int(r) / max(int(seen), 1), 4) for r in right.tolist()]
         rec = {"pass": n_pass + 1, "crops": used, "loss": round(float(tot[0]) / max(used, 1), 4),
                "train_card_acc": accs[0], "elapsed_s": round(time.time() - t0, 1)}
         if len(nets) > 1:
             rec["train_card_acc_by_widths"] = accs
         if feed is not None:
             rec["pool"], rec["trained"] = feed.size, trained
+        if made is not None:
+            rec["device_crops"] = trained // cfg.batch * cfg.device_crops
         history.append(rec)
         log(f"pass {n_pass + 1}: {rec}")
         if done:
@@ -477,8 +496,10 @@ def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float
                    if cfg.quantize else "float32",
         "training": {"data": "companion.synth.faces only (own rendered art): pasted crops "
                              "(companion.vision.crops augmentation) and cards cut from "
-                             "rendered table scenes (companion.train_scenes); never "
-                             "shared/decks",
+                             "rendered table scenes (companion.train_scenes)"
+                             + (f", and {cfg.device_crops} pasted crops a step made on the "
+                                "training device (companion.train_device_crops)"
+                                if cfg.device_crops else "") + "; never shared/decks",
                      "recipe": recipe, "seconds": round(seconds, 1), "history": history},
         "accuracy": {},
     }

@@ -44,6 +44,9 @@ def _register_train(sub) -> None:
                    help="with --stream-capacity: train on at most this many times the crops "
                         "the pool holds, waiting for it to grow until it is full (default: no "
                         "limit)")
+    p.add_argument("--device-crops", type=int, default=None,
+                   help="pasted crops made on the training device added to each step's "
+                        "batch (for a GPU, where rendering on the CPU is short; default 0)")
     p.add_argument("--widths", default=None, help="the network's widths, e.g. 16,32,64,128")
     p.add_argument("--also-widths", default=None,
                    help="other sizes to train on the same batches, e.g. 24,48,96,192;32,64,"
@@ -100,7 +103,8 @@ def _train(args: argparse.Namespace) -> int:
         if args.scenes < 0:
             raise UsageError("--scenes must be 0 or more")
         changes["scenes"] = args.scenes
-    for name in ("input_px", "max_passes", "threads", "workers", "batch", "stream_capacity"):
+    for name in ("input_px", "max_passes", "threads", "workers", "batch", "stream_capacity",
+                 "device_crops"):
         value = getattr(args, name)
         if value is not None:
             if value < 1:
