@@ -15,9 +15,11 @@ a cosine classifier over the 216 cards shapes, so that enrolment can match a use
 by nearest neighbour.
 
 On a machine with many cores and a GPU, ``--device cuda --stream-capacity N --workers W``
-renders while it trains (``companion.train_feed``), ``--also-widths`` trains other sizes on
-the very same batches, and ``--checkpoint`` keeps the weights so that ``--from-checkpoint``
-exports (and quantizes) them on the serving machine.
+renders while it trains (``companion.train_feed``), ``--device-crops N`` adds N pasted crops
+made on the GPU itself to each step (``companion.train_device_crops``: the CPU processes are
+the slow part there), ``--also-widths`` trains other sizes on the very same batches, and
+``--checkpoint`` keeps the weights so that ``--from-checkpoint`` exports (and quantizes) them
+on the serving machine (``companion.train_export``).
 
 Torch lives here only; serving code (``companion.vision.classify``) never imports this.
 """
@@ -27,10 +29,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import tempfile
 import time
-import warnings
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +39,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion.cards import Card
-from companion.train_quantize import calibration_crops, quantize_int8
+from companion.train_export import export, recipe_of
 from companion.train_scenes import (
     ALL_CARDS,
     RANKS,
@@ -403,7 +403,7 @@ def train(cfg: TrainConfig, log=print) -> dict:
         feed.close()
     seconds = time.time() - t0
     if cfg.checkpoint is not None:
-        torch.save({"recipe": _recipe(cfg), "history": history, "seconds": seconds,
+        torch.save({"recipe": recipe_of(cfg), "history": history, "seconds": seconds,
                     "widths": all_widths, "states": [n.cpu().state_dict() for n in nets]},
                    cfg.checkpoint)
         log(f"saved the weights to {cfg.checkpoint}")
@@ -452,60 +452,6 @@ def export_checkpoint(checkpoint: Path, out: Path, widths=None, log=print) -> di
     cfg = TrainConfig(**{k: v for k, v in recipe.items() if k in _FIELDS})
     card = export(net, cfg, saved["history"], saved["seconds"])
     log(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its model card")
-    return card
-
-
-def _recipe(cfg: TrainConfig) -> dict:
-    return {k: ([list(x) if isinstance(x, tuple) else x for x in v] if isinstance(v, tuple)
-                else str(v) if isinstance(v, Path) else v)
-            for k, v in asdict(cfg).items()}
-
-
-def export(model: CardNet, cfg: TrainConfig, history: list[dict], seconds: float) -> dict:
-    """ONNX (int8 when ``cfg.quantize``) and the model card."""
-    from companion.vision.model_card import load_model_card, write_model_card
-    model.eval()
-    cfg.out.parent.mkdir(parents=True, exist_ok=True)
-    px = cfg.input_px
-    dummy = torch.zeros(1, 3, px, px)
-    names = ["suit_logits", "rank_logits", "kind_logits", "embedding"]
-    with tempfile.TemporaryDirectory() as tmp:
-        fp32 = Path(tmp) / "fp32.onnx" if cfg.quantize else cfg.out
-        with warnings.catch_warnings():  # the TorchScript exporter is deprecated, not broken
-            warnings.simplefilter("ignore", DeprecationWarning)
-            torch.onnx.export(model, (dummy,), str(fp32), dynamo=False,
-                              input_names=["crops"], output_names=names, opset_version=17,
-                              dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in names}})
-        if cfg.quantize:
-            quantize_int8(fp32, cfg.out, calibration_crops(cfg.calibration_scenes, px))
-    recipe = _recipe(cfg)
-    card = {
-        "name": cfg.out.stem,
-        "classes": {"suits": list(SUITS), "ranks": list(RANKS), "kinds": list(C.KINDS)},
-        "input": {"name": "crops", "shape": ["n", 3, px, px], "dtype": "float32",
-                  "colour": "BGR", "range": "0..255",
-                  "preprocessing": f"96x96 detector crop -> INTER_AREA resize to {px}x{px} "
-                                   "(none at 96) -> NCHW float32; (x-128)/64 is in the graph"},
-        "outputs": names,
-        "embedding_dim": EMBED_DIM,
-        "parameters": int(sum(p.numel() for p in model.parameters())),
-        "weights": ("8-bit per channel (int8 values stored as uint8 with zero point 128, "
-                    "so that AVX2 CPUs without VNNI do not saturate), uint8 activations "
-                    "(static QOperator quantization, ranges from the cards of "
-                    f"{cfg.calibration_scenes} training scenes)")
-                   if cfg.quantize else "float32",
-        "training": {"data": "companion.synth.faces only (own rendered art): pasted crops "
-                             "(companion.vision.crops augmentation) and cards cut from "
-                             "rendered table scenes (companion.train_scenes)"
-                             + (f", and {cfg.device_crops} pasted crops a step made on the "
-                                "training device (companion.train_device_crops)"
-                                if cfg.device_crops else "") + "; never shared/decks",
-                     "recipe": recipe, "seconds": round(seconds, 1), "history": history},
-        "accuracy": {},
-    }
-    if cfg.init_from is not None:
-        card["training"]["started_from"] = load_model_card(cfg.init_from)["training"]
-    write_model_card(cfg.out, card)
     return card
 
 
