@@ -26,6 +26,7 @@ Torch lives here only; serving code (``companion.vision.classify``) never import
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -95,6 +96,9 @@ class TrainConfig:
     # Pasted crops made on the training device (companion.train_device_crops) added to each
     # step's batch from the pool: fresh crops every step where CPU rendering is short.
     device_crops: int = 0
+    # With init_from: this weight on the cosine distance of the embedding from the one the
+    # model trained on from gives the same crops, so that deck profiles keep what they match.
+    hold_embedding: float = 0.0
 
 
 _FIELDS = {f.name for f in fields(TrainConfig)}
@@ -241,10 +245,14 @@ def _pasted_job(job, cfg: TrainConfig):
 
 # -- training ------------------------------------------------------------------------------
 
-def _losses(model, cards_head, x, y):
+def _losses(model, cards_head, x, y, held=None, hold=0.0):
+    """The training loss; with ``held`` (the embeddings another model gives ``x``), also
+    ``hold`` times their mean cosine distance from this model's."""
     suit, rank, kind, emb = model(x)
     is_card = y[:, 2] == C.KIND_CARD
     loss = F.cross_entropy(kind, y[:, 2])
+    if held is not None:
+        loss = loss + hold * (1 - (emb * held).sum(dim=1)).mean()
     if is_card.any():
         loss = loss + F.cross_entropy(suit[is_card], y[is_card, 0], label_smoothing=0.05)
         loss = loss + F.cross_entropy(rank[is_card], y[is_card, 1], label_smoothing=0.05)
@@ -308,6 +316,8 @@ def train(cfg: TrainConfig, log=print) -> dict:
     compared on equal data."""
     if cfg.init_from is not None and cfg.also_widths:
         raise ValueError("--init-from trains one size (no --also-widths)")
+    if cfg.hold_embedding and cfg.init_from is None:
+        raise ValueError("--hold-embedding holds the embedding of --init-from's model")
     torch.manual_seed(cfg.seed)
     t0 = time.time()
     bank = render_bank(cfg)
@@ -329,6 +339,8 @@ def train(cfg: TrainConfig, log=print) -> dict:
             feed.update(wait_for=INIT_SAMPLE)
             x_all, y_all = feed.x[:feed.size], feed.y[:feed.size]
         _start_from(cfg.init_from, nets[0], heads[0], x_all, y_all, gen)
+        if cfg.hold_embedding:
+            teacher = copy.deepcopy(nets[0]).eval().requires_grad_(False)
         log(f"starting from the weights of {cfg.init_from}")
     history = []
     t_train = time.time()
@@ -371,7 +383,11 @@ def train(cfg: TrainConfig, log=print) -> dict:
             for j, (net, head, opt) in enumerate(zip(nets, heads, opts)):
                 for g in opt.param_groups:
                     g["lr"] = _lr_at(cfg, frac)
-                loss, suit, rank, _kind = _losses(net, head, xb, yb)
+                held = None
+                if cfg.hold_embedding:
+                    with torch.no_grad():
+                        held = teacher(xb)[3]
+                loss, suit, rank, _kind = _losses(net, head, xb, yb, held, cfg.hold_embedding)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()

@@ -63,6 +63,9 @@ def _register_train(sub) -> None:
     p.add_argument("--init-from", type=Path, default=None,
                    help="train on from the weights of this exported model (ONNX of the "
                         "same widths), e.g. models/card_classifier.onnx")
+    p.add_argument("--hold-embedding", type=float, default=None,
+                   help="with --init-from: weight of a loss holding the embedding to the "
+                        "starting model's (deck profiles match embeddings; default 0)")
     p.add_argument("--lr", type=float, default=None, help="peak learning rate (default 0.004)")
     p.add_argument("--crop-seed", type=int, default=None,
                    help="seed of the pasted training crops (default 1, the shipped model's)")
@@ -133,6 +136,10 @@ def _train(args: argparse.Namespace) -> int:
         if not args.init_from.is_file():
             raise UsageError(f"--init-from {args.init_from}: no such model")
         changes["init_from"] = args.init_from
+    if args.hold_embedding is not None:
+        if not args.hold_embedding > 0:
+            raise UsageError("--hold-embedding must be positive")
+        changes["hold_embedding"] = args.hold_embedding
     if args.lr is not None:
         if not args.lr > 0:
             raise UsageError("--lr must be positive")

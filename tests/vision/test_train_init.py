@@ -76,6 +76,8 @@ def test_training_on_from_an_exported_model_records_where_it_started(tmp_path, c
     (["--init-from", "no/such.onnx"], "no such model"),
     (["--scene-seed", "2026"], "held-out fixture scenes"),
     (["--lr", "0"], "--lr"),
+    (["--hold-embedding", "0"], "--hold-embedding must be positive"),
+    (["--hold-embedding", "1"], "--init-from's model"),
 ])
 def test_train_on_refuses_bad_options(args, says, capsys):
     assert main(["train", "--tiny", *args]) == 2
@@ -101,3 +103,28 @@ def test_training_on_cannot_also_train_other_sizes(tmp_path, capsys):
     assert main(["train", "--tiny", "--out", str(tmp_path / "b.onnx"), "--init-from",
                  str(first), "--also-widths", "8,8,16,16"]) == 2
     assert "--also-widths" in capsys.readouterr().err
+
+
+def test_holding_the_embedding_keeps_it_near_the_starting_models(tmp_path):
+    """Deck profiles match embeddings, so a run told to hold them moves them less from
+    those of the model it started from than the same run told nothing."""
+    import onnxruntime as ort
+
+    from companion import train as T
+    first = tmp_path / "first.onnx"
+    assert main(["train", "--tiny", "--out", str(first)]) == 0
+    later = {}
+    for name, extra in (("free", []), ("held", ["--hold-embedding", "20"])):
+        later[name] = tmp_path / f"{name}.onnx"
+        assert main(["train", "--tiny", "--out", str(later[name]), "--init-from", str(first),
+                     "--lr", "0.01", "--crop-seed", "5", *extra]) == 0
+    bank = T.render_bank(T.tiny_config(first))
+    x, _labels = T.make_batch(bank, 200, 11, 0.0, input_px=64)
+
+    def embedding(path):
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        return session.run(None, {"crops": x.astype(np.float32)})[3]
+
+    start = embedding(first)
+    near = {k: float((embedding(v) * start).sum(axis=1).mean()) for k, v in later.items()}
+    assert near["held"] > near["free"] + 0.02, near
