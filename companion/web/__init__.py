@@ -63,6 +63,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     table = TableSession(store, title=app.config["SESSION_TITLE"], source=str(source or ""))
     hub = FrameHub()
     rt = Runtime(store, table, hub, Draft.load(app.config["PROFILES_DIR"]))
+    table.draft = rt.draft
     if source is not None:
         from companion.web.feeds import open_feed
         seed, speed = app.config["DEMO_SEED"], app.config["DEMO_SPEED"]

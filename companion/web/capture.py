@@ -264,7 +264,9 @@ class CaptureThread(threading.Thread):
     def _learn(self, card_id: str, picture) -> Observation | None:
         """A card the players named, with its picture, joins the enrolment draft; the table
         is told the first time and when the deck is whole."""
-        have = self.draft.learn(card_id, picture) if self.draft is not None else None
+        live = self.table.live  # read without the table's lock: only its id is kept
+        game = live.game_id if live is not None else None
+        have = self.draft.learn(card_id, picture, game) if self.draft is not None else None
         if have is None:
             return None
         deck = Card.parse(card_id).deck

@@ -36,6 +36,10 @@ class Draft:
     scan: list[np.ndarray] = field(default_factory=list)
     cards: dict[str, np.ndarray] = field(default_factory=dict)  # card id -> crop
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # card id -> (the game it was named in at the table, the very picture kept then), so
+    # that a correction of that game's move can move the picture to the right name. In
+    # memory only: after a restart the Enrol page's check puts wrong names right.
+    learnt: dict[str, tuple[object, np.ndarray]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, profiles_dir: str | Path) -> Draft:
@@ -68,11 +72,11 @@ class Draft:
         """How many of ``deck``'s cards the draft holds."""
         return sum(1 for c in self.cards if c != BACK and Card.parse(c).deck is deck)
 
-    def learn(self, card_id: str, picture: np.ndarray) -> int | None:
-        """Keep the picture of a card the players named at the table, and say how many of
-        its deck's cards the draft then holds. None (and nothing kept) when the card is no
-        card id, the draft holds another deck's cards (a profile is one deck), or it has a
-        picture of that card already that is not blurred or sharper than this one."""
+    def learn(self, card_id: str, picture: np.ndarray, game: object = None) -> int | None:
+        """Keep the picture of a card the players named at the table (in ``game``), and say
+        how many of its deck's cards the draft then holds. None (and nothing kept) when the
+        card is no card id, the draft holds another deck's cards (a profile is one deck), or
+        it has a picture of that card already that is not blurred or sharper than this one."""
         try:
             deck = Card.parse(card_id).deck
         except CardIdError:
@@ -84,8 +88,34 @@ class Draft:
             if old is not None and not replaces(picture, old):
                 return None
             self.cards[card_id] = picture
+            if game is not None:
+                self.learnt[card_id] = (game, picture)
             self.keep()
             return self.faces(deck)
+
+    def rename_learnt(self, card_id: str, right_id: str, game: object) -> bool:
+        """A move of ``game`` said ``card_id`` and the players corrected it to ``right_id``:
+        the picture named ``card_id`` at the table in that game (a deck holds each card once,
+        so it is that move's card) is ``right_id``'s. It takes that name, unless a picture
+        of ``right_id`` is kept that it does not replace (then it is dropped: it is not
+        ``card_id``). True when the draft changed. A picture put there since (the Enrol
+        page, a later game) is left alone."""
+        with self.lock:
+            named = self.learnt.get(card_id)
+            if named is None or named[0] != game or self.cards.get(card_id) is not named[1]:
+                return False
+            picture = self.cards.pop(card_id)
+            del self.learnt[card_id]
+            try:
+                same_deck = Card.parse(right_id).deck is Card.parse(card_id).deck
+            except CardIdError:
+                same_deck = False
+            kept = self.cards.get(right_id)
+            if same_deck and (kept is None or replaces(picture, kept)):
+                self.cards[right_id] = picture
+                self.learnt[right_id] = (game, picture)
+            self.keep()
+            return True
 
 
 def replaces(picture: np.ndarray, kept: np.ndarray) -> bool:

@@ -56,6 +56,8 @@ class TableSession:
         # set by the capture thread: (kind, context, choice) -> None, for answers that its
         # feed's referee must hear (a vision question, an unsure card, a draw)
         self.answer_hook = None
+        # the enrolment draft (companion.web.draft), told when a move's card is corrected
+        self.draft = None
         games = store.games(session_id)
         if games and games[-1].ended is None:
             self._rebuild(games[-1].id)
@@ -254,8 +256,20 @@ class TableSession:
             self.store.correct_event(event_id, new_payload,
                                      deck_profile=str(self.settings.get("deck_profile", "")))
             self._rejudge(live, ev.seq)
+            if new_payload is not None:
+                self._rename_learnt(ev.payload["move"], new_payload["move"], live.game_id)
         self.bump()
         return {"corrected": event_id, "from_seq": ev.seq}
+
+    def _rename_learnt(self, before: dict[str, Any], after: dict[str, Any], game_id) -> None:
+        """A card named wrongly at the table was kept in the enrolment draft under that
+        name: a correction of its move names its picture right too."""
+        old, new = before.get("cards", []), after.get("cards", [])
+        if self.draft is None or len(old) != len(new):
+            return
+        for wrong, right in zip(old, new):
+            if wrong != right:
+                self.draft.rename_learnt(wrong, right, game_id)
 
     def _rejudge(self, live: _Live, from_seq: int) -> Ruling | None:
         """Re-judge every stored move; store new rulings from ``from_seq`` on; return the

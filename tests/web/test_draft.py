@@ -206,3 +206,53 @@ def test_nothing_is_added_to_a_profile_without_pictures_or_of_another_deck(make_
     assert r.status_code == 400 and "one deck" in r.get_json()["error"]
     assert load_profile(profiles / "dash.npz").card_ids == ("kalki-2",)  # untouched
     assert list(draft.cards) == ["phul-2"]
+
+
+def test_a_corrected_name_moves_the_picture_named_in_that_game_only(tmp_path):
+    d = Draft.load(tmp_path)
+    shot = picture(1)
+    assert d.learn("kalki-2", shot, game=7) == 1
+    assert not d.rename_learnt("kalki-2", "kalki-3", game=8)  # named in another game
+    assert d.rename_learnt("kalki-2", "kalki-3", game=7)
+    assert list(d.cards) == ["kalki-3"] and d.cards["kalki-3"] is shot
+    assert list(Draft.load(tmp_path).cards) == ["kalki-3"]  # on disk too
+    assert not d.rename_learnt("kalki-2", "kalki-4", game=7)  # nothing named so is left
+    # a picture put in its place on the Enrol page since is not the table's to rename
+    d.cards["kalki-3"] = picture(2)
+    assert not d.rename_learnt("kalki-3", "kalki-5", game=7)
+    assert np.array_equal(d.cards["kalki-3"], picture(2))
+
+
+def test_a_corrected_name_does_not_replace_a_sharper_kept_picture(tmp_path):
+    d = Draft.load(tmp_path)
+    d.cards["kalki-3"] = picture(3)  # confirmed on the Enrol page, sharp
+    assert d.learn("kalki-2", picture(1, blur=3.0), game=1) == 2
+    assert d.rename_learnt("kalki-2", "kalki-3", game=1)
+    assert list(d.cards) == ["kalki-3"] and np.array_equal(d.cards["kalki-3"], picture(3))
+    assert d.learn("kalki-6", picture(4), game=1) == 2
+    assert d.rename_learnt("kalki-6", "surya-6", game=1)  # another deck: it is not kalki-6
+    assert sorted(d.cards) == ["kalki-3"]
+
+
+def test_correcting_a_moves_card_on_the_table_page_renames_its_picture(make_app, tmp_path,
+                                                                       start, bridge_record):
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    cv2.imwrite(str(shots / "000.png"), np.full((72, 128, 3), 90, np.uint8))
+    app = make_app(SOURCE=str(shots), PROFILES_DIR=str(tmp_path / "profiles"))
+    client = app.test_client()
+    start(client)
+    played = next(m for m in bridge_record.moves if m.cards)
+    for m in bridge_record.moves[:bridge_record.moves.index(played) + 1]:
+        assert client.post("/api/move", json={"move": m.to_json()}).status_code == 201
+    wrong = played.cards[0].id
+    rt = app.extensions["companion"]
+    draft = rt.draft
+    rt.capture._handle(Observation("learnt", context={"card": wrong, "picture": picture(5)}))
+    assert list(draft.cards) == [wrong]
+    right = next(c.id for c in deck_cards(DeckKind.MUGHAL) if c not in played.cards)
+    event = client.get("/api/state").get_json()["game"]["moves"][-1]
+    move = {**event["move"], "cards": [right]}
+    assert client.post(f"/api/moves/{event['id']}/correct", json={"move": move}).status_code \
+        == 200
+    assert list(draft.cards) == [right] and np.array_equal(draft.cards[right], picture(5))
