@@ -5,7 +5,9 @@ Two kinds of labels reach it. On the Enrol page the players confirm the cards of
 At the table, with a deck the model does not know, every card is put to the players, and
 each card they name comes with its picture (``Pipeline.learnt``): playing a game with such
 a deck enrols it. A picture confirmed on the Enrol page is never replaced by one from the
-table, unless it is blurred and the new one is sharper.
+table, unless it is blurred and the new one is sharper. When the players correct a move's
+card on the Table page, the picture named at the table in that game under the wrong name
+takes the right one (``rename_learnt``).
 
 The file is ``PROFILES_DIR/.enroll-draft.npz``, one array per card id, so that a restarted
 dashboard goes on where the enrolment stood.
