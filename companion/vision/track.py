@@ -28,7 +28,7 @@ from companion.layouts import Layout
 from companion.vision.classify import TOP_K
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionMap
-from companion.vision.track_views import FACE_DOWN, keep_view, sharpest, still
+from companion.vision.track_views import FACE_DOWN, keep_view, sharpest, still, unlike
 
 # A reading's crop is a picture of the card if this much of the card is in view (the
 # detector's ``visible``: not covered by another card)
@@ -111,6 +111,12 @@ class _Track:
     # that cannot name it (see track_views.still)
     named_as: str | None = None
     named_picture: np.ndarray | None = None
+    # its last whole crop with no hand near, that crop as the last hand came near it, and
+    # the last frame a hand was near: whether another card was laid on it is told by its
+    # crops after the hand against that one (track_views.unlike)
+    calm: np.ndarray | None = None
+    before_hand: np.ndarray | None = None
+    hand_at: int = -1
 
 
 def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
@@ -209,6 +215,7 @@ class TableTracker:
             # on it meanwhile, before the answer came, are judged as such)
             t.read_as = t.asked[0] if t.unsure and t.asked else t.label
             t.label, t.unsure = card, False
+            t.before_hand = None  # the card named lies there now, whatever lay before
             if card != t.named_as or t.named_picture is None:
                 t.named_as, t.named_picture = card, t.picture
             if t.picture is not None:
@@ -273,6 +280,10 @@ class TableTracker:
         for t, gated in zip(tracks, gated_tracks.tolist()):
             if gated or motion is None:  # (no motion map: whether a hand came is not known)
                 t.disturbed = True
+            if gated:
+                if t.hand_at < frame_index - 1:  # a hand comes: how the card lay till now
+                    t.before_hand = t.calm
+                t.hand_at = frame_index
             o = matched.get(t.id)
             if o is not None:
                 center, label, conf, topk, evidence, crop = o
@@ -282,6 +293,8 @@ class TableTracker:
                     t.readings.append((label, conf, topk))
                     keep_view(t, frame_index, label, crop)
                     events += self._vote(t, frame_index, timestamp)
+                if crop is not None and not gated and motion is not None:
+                    t.calm = crop.copy()
             elif not gated:
                 t.missed += 1
                 if t.missed >= (self.remove_frames if t.settled else self.stable_frames):
@@ -332,7 +345,11 @@ class TableTracker:
         if len(recent) < self.stable_frames:
             return []
         if t.read_as is not None:  # its readings, as the players named the card
-            recent = [(t.label if lab == t.read_as else lab, c, k) for lab, c, k in recent]
+            if unlike(t, frame - self.stable_frames + 1):
+                t.read_as = None  # another card lies there, read as that one was
+            else:
+                recent = [(t.label if lab == t.read_as else lab, c, k)
+                          for lab, c, k in recent]
         votes = Counter(r[0] for r in recent)
         label, count = votes.most_common(1)[0]
         agreement = count / len(recent)
@@ -373,6 +390,7 @@ class TableTracker:
         if t.settled:  # a card laid on a settled one came with the readings that changed it
             t.since = first
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
+        t.before_hand = None
         t.settled_at = frame
         t.picture = sharpest(t.views, label, first)
         candidates = self._candidates(recent)

@@ -1,6 +1,6 @@
 """The tracker's pictures of its cards: the crops it keeps of a track's readings, the
 picture it hands on when the players name the card (``TableTracker.named``), and whether a
-named card's crops still show it (``still``). Apart from the voting in ``track`` so that
+named card's crops still show it (``still``) or show another card (``unlike``). Apart from the voting in ``track`` so that
 each file stays small; ``t`` is a ``track._Track``.
 """
 
@@ -16,6 +16,8 @@ from companion.vision.cues import sharpness
 FACE_DOWN = "face-down"
 # A named card's crops at least this like its picture are that card still (see still)
 SAME_CARD = 0.9
+OTHER_CARD = 0.6  # less like the card before a hand came: another card (see unlike)
+UNLIKE_VIEWS = 3
 
 
 def still(t, since: int) -> bool:
@@ -31,13 +33,41 @@ def still(t, since: int) -> bool:
     another turn: its crop is unlike the picture (0.14-0.44 there), the same card's is not
     (0.92-1.0, on the dim real-art Kendra Kari film too). A Kumancha 9 laid on the Kumancha 3
     a few degrees off, same emblem, dim light: 0.79-0.80 (with the bar at 0.7 its move was
-    missed). Unlike is not taken to mean a new card: a hand resting over the card makes its
-    crops unlike too (asked 9 times about one card so)."""
+    missed). Less like than this is not by itself a new card: a hand resting over the card
+    makes its crops unlike too (asked 9 times about one card so); see ``unlike`` for when
+    whole crops say so."""
     if t.named_picture is None or t.read_as is None:
         return False
     crops = [c for f, _, c in t.views if f >= since]
     return bool(crops) and float(
         np.median([likeness(c, t.named_picture) for c in crops])) >= SAME_CARD
+
+
+def unlike(t, since: int) -> bool:
+    """Whether a card the players named shows another card since the last hand came near
+    it: the median likeness of its whole crops after the hand left (from frame ``since``
+    on) to its last whole crop before the hand came is under ``OTHER_CARD``, with at least
+    ``UNLIKE_VIEWS`` of them.
+
+    A reader that cannot name the card reads it as some card or other, and the card the
+    players named is taken to be there while that reading comes (``_Track.read_as``).
+    Another card laid on it may come with the very same reading. With the model alone on
+    the real-art Kendra Kari films, the Cheng raja bridged onto the Barat raja read as the
+    Cheng 2, as the Barat raja had, for all 43 frames it lay there, and the Phul 10 bridged
+    onto the Surya 7 as the Chandra raja: both bridges were missed, and two illegal
+    rulings and a desync followed each. Their crops were 0.14 and about 0.55 like the card
+    beneath. Against the named card's picture, cards lying untouched were 0.26-0.70 in the
+    hard film's changing light (the picture was taken long before), so the crops are
+    compared across the hand's visit only: no card comes without a hand. Even so a card a
+    hand passed over can fall under 0.7 (a neighbour laid on the ring changes its crop's
+    corners): at 0.7 two more questions were asked on the second Kendra Kari film than at
+    0.6, and at 0.5 the Phul 10 was missed. Only wholly visible crops are kept, so the hand
+    itself does not count. Without a motion map nothing is compared."""
+    if t.before_hand is None:
+        return False
+    crops = [c for f, _, c in t.views if f >= since and f > t.hand_at]
+    return len(crops) >= UNLIKE_VIEWS and float(
+        np.median([likeness(c, t.before_hand) for c in crops])) < OTHER_CARD
 
 
 def likeness(crop: np.ndarray, picture: np.ndarray) -> float:
