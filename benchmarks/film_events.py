@@ -115,6 +115,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         sightings += [e for e in r.events]
         said = referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
         outputs += said
+        for o in said:  # a card named by elimination is told the tracker, as the dashboard does
+            if o.kind == "named" and o.track >= 0:
+                pipe.tracker.name(o.track, o.choices[0], o.frame)
         # what the players are asked: the unsure cards the referee could not name, and the
         # readings it doubts (a card already played)
         waiting += [o for o in said if o.kind in ("unsure", "doubt")] if answer_unsure else []

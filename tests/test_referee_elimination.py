@@ -47,6 +47,7 @@ def test_a_doubt_shared_with_a_played_card_is_named_and_judged():
     out = ref.observe([ev], 90)
     named = [o for o in out if o.kind == "named"]
     assert len(named) == 1 and named[0].choices == (c.cards[0].id,)
+    assert named[0].track == 2  # the tracker is told it, as an answer (TableTracker.name)
     assert a.cards[0].id in named[0].text and "98%" in named[0].text  # 0.86 / 0.88
     assert not [o for o in out if o.kind == "unsure"] and ref.waiting_for == ""
     assert [r.move for r in ref.rulings()] == [a, b, c]

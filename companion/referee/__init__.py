@@ -363,7 +363,8 @@ class Referee:
 
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
         out = [RefereeOutput("named", named.text(self.layout.place(ev.zone)), ev.last_frame,
-                             ev.timestamp, choices=(named.card.id,), zone=ev.zone or "")]
+                             ev.timestamp, choices=(named.card.id,), zone=ev.zone or "",
+                             track=ev.track_id)]
         return out + self._track_event(replace(ev, kind="appeared", card_id=named.card.id,
                                                confidence=named.sure, needed=None))
 

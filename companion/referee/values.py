@@ -41,7 +41,8 @@ class RefereeOutput:
     readings: tuple[tuple[str, float], ...] = ()
     # unsure and doubt: the tracker's track of the card asked about (-1: not known). An
     # answer names that card (``Referee.confirm``'s ``track``): its zone may hold a newer
-    # card by the time the players answer.
+    # card by the time the players answer. named: the track of the card named, which the
+    # tracker is told as an answer (``TableTracker.name``).
     track: int = -1
 
     @property

@@ -60,7 +60,7 @@ def test_a_camera_feed_reads_ahead_and_follows_the_game_set_up(tmp_path):
 def test_a_card_the_referee_named_by_elimination_is_not_asked_about(tmp_path):
     from companion.record import simulate, table_view
     from companion.referee import Referee
-    from companion.vision.track import TrackEvent
+    from companion.vision.track import TableTracker, TrackEvent
     a, b = table_view(simulate("ganjifa", 4, {}, 0)).moves[:2]
     feed = VisionFeed(str(tmp_path))
     feed.referee = Referee("ganjifa", 4)
@@ -72,7 +72,11 @@ def test_a_card_the_referee_named_by_elimination_is_not_asked_about(tmp_path):
                        candidates=((b.cards[0].id, 0.86), (a.cards[0].id, 0.12)), needed=0.9)
     other = dataclasses.replace(doubt, track_id=2, candidates=((b.cards[0].id, 0.86),),
                                 last_frame=36)
-    outs = feed.referee.observe([doubt, other], 36)
+    feed._tracker = tracker = TableTracker(feed.referee.layout)
+    told = []
+    tracker.name = lambda *named: told.append(named)
+    outs = feed._judge([doubt, other], 36, 1.2, None)
+    assert told == [(1, b.cards[0].id, 35)]  # told the tracker, as an answer would be
     shown = [o for out in outs for o in _convert(out)]
     assert [o.kind for o in shown] == ["note", "unsure"] and a.cards[0].id in shown[0].text
     assert shown[1].context["frame"] == 36
