@@ -1,7 +1,7 @@
 """The tracker's pictures of its cards: the crops it keeps of a track's readings, the
 picture it hands on when the players name the card (``TableTracker.named``), and whether a
-named card's crops still show it (``still``) or show another card (``unlike``). Apart from the voting in ``track`` so that
-each file stays small; ``t`` is a ``track._Track``.
+named card's crops still show it (``still``) or show another card (``unlike``). Apart from
+the voting in ``track`` so that each file stays small; ``t`` is a ``track._Track``.
 """
 
 from __future__ import annotations
