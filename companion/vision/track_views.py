@@ -59,10 +59,11 @@ def unlike(t, since: int) -> bool:
     beneath. Against the named card's picture, cards lying untouched were 0.26-0.70 in the
     hard film's changing light (the picture was taken long before), so the crops are
     compared across the hand's visit only: no card comes without a hand. Even so a card a
-    hand passed over can fall under 0.7 (a neighbour laid on the ring changes its crop's
-    corners): at 0.7 two more questions were asked on the second Kendra Kari film than at
-    0.6, and at 0.5 the Phul 10 was missed. Only wholly visible crops are kept, so the hand
-    itself does not count. Without a motion map nothing is compared."""
+    hand passed over can fall under 0.7 (0.64-0.69, once 0.24; perhaps a neighbour laid on
+    the ring changing the crop's corners): at 0.7 two more questions were asked on the
+    second Kendra Kari film than at 0.6, and at 0.5 the Phul 10 was missed. Only wholly
+    visible crops are kept, so the hand itself does not count. Without a motion map nothing
+    is compared."""
     if t.before_hand is None:
         return False
     crops = [c for f, _, c in t.views if f >= since and f > t.hand_at]
