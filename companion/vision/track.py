@@ -289,12 +289,13 @@ class TableTracker:
                 center, label, conf, topk, evidence, crop = o
                 t.center = 0.7 * t.center + 0.3 * np.asarray(center, float)
                 t.last_seen, t.missed = frame_index, 0
+                kept = None
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
-                    keep_view(t, frame_index, label, crop)
+                    kept = keep_view(t, frame_index, label, crop)
                     events += self._vote(t, frame_index, timestamp)
                 if crop is not None and not gated and motion is not None:
-                    t.calm = crop.copy()
+                    t.calm = kept if kept is not None else crop.copy()  # one copy a frame
             elif not gated:
                 t.missed += 1
                 if t.missed >= (self.remove_frames if t.settled else self.stable_frames):

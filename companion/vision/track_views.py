@@ -80,12 +80,16 @@ def likeness(crop: np.ndarray, picture: np.ndarray) -> float:
     return float(cv2.matchTemplate(a, b[6:-6, 6:-6], cv2.TM_CCOEFF_NORMED).max())
 
 
-def keep_view(t, frame: int, label: str, crop: np.ndarray | None) -> None:
+def keep_view(t, frame: int, label: str, crop: np.ndarray | None) -> np.ndarray | None:
     """A reading's whole crop, unless it agrees with a card the track holds surely (there is
-    nothing to decide). A copy: the frame's crops are let go with the frame."""
-    if crop is not None and label != FACE_DOWN and not (
+    nothing to decide). A copy, returned (None: none kept): the frame's crops are let go
+    with the frame."""
+    if crop is None or label == FACE_DOWN or (
             t.settled and not t.unsure and label == t.label):
-        t.views.append((frame, label, crop.copy()))
+        return None
+    kept = crop.copy()
+    t.views.append((frame, label, kept))
+    return kept
 
 
 def sharpest(views: deque, label: str, since: int) -> np.ndarray | None:
