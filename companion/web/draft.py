@@ -10,11 +10,13 @@ card on the Table page, the picture named at the table in that game under the wr
 takes the right one (``rename_learnt``).
 
 The file is ``PROFILES_DIR/.enroll-draft.npz``, one array per card id, so that a restarted
-dashboard goes on where the enrolment stood.
+dashboard goes on where the enrolment stood. It says too which game named each picture at the
+table (``NAMED_IN``), so that a correction after a restart still renames it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 
 DRAFT_FILE = ".enroll-draft.npz"
 BACK = "back"  # the label of the deck's back, as in a manifest
+NAMED_IN = "_named_in_game"  # the file's JSON {card id: game id}; no card id starts "_"
 
 
 @dataclass
@@ -39,8 +42,7 @@ class Draft:
     cards: dict[str, np.ndarray] = field(default_factory=dict)  # card id -> crop
     lock: threading.Lock = field(default_factory=threading.Lock)
     # card id -> (the game it was named in at the table, the very picture kept then), so
-    # that a correction of that game's move can move the picture to the right name. In
-    # memory only: after a restart the Enrol page's check puts wrong names right.
+    # that a correction of that game's move can move the picture to the right name
     learnt: dict[str, tuple[object, np.ndarray]] = field(default_factory=dict)
 
     @classmethod
@@ -49,9 +51,13 @@ class Draft:
         if d.path.is_file():
             try:
                 with np.load(d.path) as z:
-                    d.cards = {k: z[k] for k in z.files}
+                    d.cards = {k: z[k] for k in z.files if k != NAMED_IN}
+                    named_in = json.loads(str(z[NAMED_IN])) if NAMED_IN in z.files else {}
             except (OSError, ValueError) as e:
                 log.warning("enrolment draft %s unreadable: %s", d.path, e)
+                return d
+            d.learnt = {cid: (game, d.cards[cid]) for cid, game in named_in.items()
+                        if cid in d.cards}
         return d
 
     def keep(self) -> None:
@@ -62,7 +68,9 @@ class Draft:
             tmp = self.path.with_name(self.path.name + ".tmp.npz")
             # not compressed: written on every card named at the table, and a whole deck
             # compressed takes 0.14 s against 0.01 s, the capture thread's frames waiting
-            np.savez(tmp, **self.cards)
+            named_in = {cid: game for cid, (game, picture) in self.learnt.items()
+                        if self.cards.get(cid) is picture}
+            np.savez(tmp, **self.cards, **{NAMED_IN: np.array(json.dumps(named_in))})
             tmp.replace(self.path)
         else:
             self.path.unlink(missing_ok=True)

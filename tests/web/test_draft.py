@@ -223,6 +223,23 @@ def test_a_corrected_name_moves_the_picture_named_in_that_game_only(tmp_path):
     assert np.array_equal(d.cards["kalki-3"], picture(2))
 
 
+def test_a_correction_after_a_restart_still_renames_the_picture(tmp_path):
+    d = Draft.load(tmp_path)
+    d.learn("kalki-2", picture(1), game=7)
+    d.cards["kalki-4"] = picture(3)  # confirmed on the Enrol page: no game named it
+    d.keep()
+    again = Draft.load(tmp_path)  # a restarted dashboard
+    assert sorted(again.cards) == ["kalki-2", "kalki-4"]  # the games' list is no card
+    assert not again.rename_learnt("kalki-4", "kalki-5", game=7)
+    assert not again.rename_learnt("kalki-2", "kalki-3", game=8)
+    assert again.rename_learnt("kalki-2", "kalki-3", game=7)
+    assert np.array_equal(Draft.load(tmp_path).cards["kalki-3"], picture(1))
+    # a picture renamed on the Enrol page is no longer the one the game named
+    again.cards = {"kalki-6": again.cards["kalki-3"]}
+    again.keep()
+    assert not Draft.load(tmp_path).rename_learnt("kalki-6", "kalki-7", game=7)
+
+
 def test_a_corrected_name_does_not_replace_a_sharper_kept_picture(tmp_path):
     d = Draft.load(tmp_path)
     d.cards["kalki-3"] = picture(3)  # confirmed on the Enrol page, sharp
