@@ -246,7 +246,9 @@ class CardClassifier:
             raise ProfileModelError(
                 f"deck profile {profile.name!r} was enrolled with another model than "
                 f"{model_path.name} ({profile.model}, not {self.fingerprint}): its cards "
-                "would be matched wrongly; enrol the deck again")
+                "would be matched wrongly; enrol the deck again (one saved on the "
+                "dashboard keeps its pictures: open its cards on the Enrol page and save it "
+                "in its place)")
         self.suits = tuple(Suit(s) for s in self.card["classes"]["suits"])
         self.ranks = tuple(Rank.parse(r) for r in self.card["classes"]["ranks"])
         if profile is not None:

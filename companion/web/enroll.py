@@ -14,13 +14,17 @@ restarted dashboard goes on where the enrolment stood. The cards the players nam
 table, when the model does not know the deck's art, join the same draft, and so do those
 named while a profile learnt from the camera reads (it names no card by itself). Such a
 profile keeps its pictures: saved under its name with ``extend`` ("add these cards"), the
-draft's cards are added to it (one game of Kendra Kari names a fifth of its deck).
+draft's cards are added to it (one game of Kendra Kari names a fifth of its deck). Its
+pictures can also be opened into an empty draft (``open``), checked and renamed there like any
+named card, and saved back over it with ``replace`` (the file it replaces is kept beside it,
+``NAME.npz.bak``); saved so, a profile is also enrolled again with the model now served.
 """
 
 from __future__ import annotations
 
 import base64
 import re
+import shutil
 import threading
 from pathlib import Path
 
@@ -194,19 +198,19 @@ def rename():
 def save():
     from companion.vision.classify import KNOWN_ART
     from companion.vision.enroll import ProfileError, enroll_images, save_profile
-    data = json_body("name", "extend")
-    name = want(data, "name", str)
+    data = json_body("name", "extend", "replace")
+    name, path = _profile_path(data)
     extend = want(data, "extend", bool, required=False, default=False)
-    if not NAME.match(name):
-        abort(400, "a profile name is 1-40 letters, digits, '-' or '_', such as 'my-mughal-deck'")
-    path = Path(current_app.config["PROFILES_DIR"]) / f"{name}.npz"
+    replace = want(data, "replace", bool, required=False, default=False)
+    if extend and replace:
+        abort(400, "either add these cards to the profile or replace it with them, not both")
     model = classifier_or_503()
     d = _draft()
     with _SAVING:  # one profile written at a time, so that no name is taken twice
         exists = path.exists()
-        if exists and not extend:
+        if exists and not (extend or replace):
             abort(409, f"a deck profile named {name!r} exists already; choose another name, "
-                       "or add these cards to it")
+                       "add these cards to it, or replace it with them")
         # The draft is not held while the profile is built (seconds): the camera's thread
         # adds the cards named at the table meanwhile, and those stay for the next profile.
         with d.lock:
@@ -215,7 +219,7 @@ def save():
         if not faces:
             abort(400, "no cards named yet: scan the mat and confirm the labels first")
         back, before = taken.get(BACK), 0
-        if exists:
+        if exists and extend:
             old = _to_add_to(path, name)
             _one_deck([*faces, *old.card_ids], f"cards and the profile {name!r}")
             faces, before = added_to(old, faces), len(old.card_ids)
@@ -225,6 +229,9 @@ def save():
                 profile = enroll_images(faces, name, model, back=back, cut=True)
         except ProfileError as e:
             abort(400, str(e))
+        if exists and replace:
+            # the one before, should it be wanted; copied, so that the name is never missing
+            shutil.copyfile(path, path.with_name(path.name + ".bak"))
         save_profile(profile, path)
         with d.lock:
             d.cards = {cid: crop for cid, crop in d.cards.items() if taken.get(cid) is not crop}
@@ -235,6 +242,42 @@ def save():
                    known_art=profile.model_agreement >= KNOWN_ART,
                    from_camera=profile.from_camera,
                    added=len(profile.card_ids) - before), 201
+
+
+def _profile_path(data: dict) -> tuple[str, Path]:
+    """The profile ``data["name"]`` names, and its file; 400 when it is no name."""
+    name = want(data, "name", str)
+    if not NAME.match(name):
+        abort(400, "a profile name is 1-40 letters, digits, '-' or '_', such as 'my-mughal-deck'")
+    return name, Path(current_app.config["PROFILES_DIR"]) / f"{name}.npz"
+
+
+@bp.post("/api/enroll/open")
+def open_profile():
+    """``name``: a saved profile whose pictures become the draft's, to be checked, renamed
+    and saved back with ``replace``. Only into an empty draft: named cards are never lost."""
+    from companion.vision.enroll import ProfileError, load_profile
+    name, path = _profile_path(json_body("name"))
+    if not path.is_file():
+        abort(404, f"no deck profile named {name!r}")
+    try:
+        profile = load_profile(path)
+    except ProfileError as e:
+        abort(400, str(e))
+    if profile.pictures is None:
+        abort(400, f"the deck profile {name!r} keeps no pictures of its cards (enrolled from "
+                   "images, or saved before profiles kept them): there is nothing to check here")
+    d = _draft()
+    with d.lock:
+        if d.cards:
+            abort(409, f"this profile's draft holds {len(d.cards)} named card(s): save them or "
+                       "start over before opening another profile")
+        d.cards = dict(zip(profile.card_ids, profile.pictures))
+        if profile.back_picture is not None:
+            d.cards[BACK] = profile.back_picture
+        d.scan = []
+        d.keep()
+        return jsonify(_summary(d))
 
 
 def _to_add_to(path: Path, name: str):

@@ -229,6 +229,22 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
     assert "(1 of them new to it" in page.inner_text("#e-msg")
     assert sorted(load_profile(profiles / "table-deck.npz").card_ids) == sorted([name, other])
+    # a name saved in the profile was wrong: its cards opened, put right, saved in its place
+    page.uncheck("#e-extend")
+    page.click("#e-open")
+    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('opened')")
+    assert page.is_checked("#e-replace") and not page.is_checked("#e-extend")
+    picks = page.query_selector_all("#e-named select")
+    assert sorted(p.input_value() for p in picks) == sorted([name, other])
+    third = next(c.id for c in deck_cards(Card.parse(name).deck) if c.id not in (name, other))
+    next(p for p in picks if p.input_value() == other).select_option(third)
+    page.click("#e-rename")
+    page.wait_for_function("document.querySelector('#e-msg').textContent == 'names saved'")
+    page.click("#e-save button[type=submit]")
+    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
+    assert "in place of the one before" in page.inner_text("#e-msg")
+    assert sorted(load_profile(profiles / "table-deck.npz").card_ids) == sorted([name, third])
+    assert not page.is_checked("#e-replace") and not page.query_selector("#e-named select")
 
 
 def _confirm_page_of_the_demo(server, page) -> tuple:

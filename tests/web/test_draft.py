@@ -11,7 +11,7 @@ import pytest
 
 from companion.cards import DeckKind, deck_cards
 from companion.store import Store
-from companion.vision.classify import DEFAULT_MODEL
+from companion.vision.classify import DEFAULT_MODEL, CardClassifier
 from companion.web.capture import CaptureThread, FrameHub, Observation
 from companion.web.draft import BACK, Draft
 from companion.web.table import TableSession
@@ -273,3 +273,65 @@ def test_correcting_a_moves_card_on_the_table_page_renames_its_picture(make_app,
     assert client.post(f"/api/moves/{event['id']}/correct", json={"move": move}).status_code \
         == 200
     assert list(draft.cards) == [right] and np.array_equal(draft.cards[right], picture(5))
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")
+def test_a_saved_profiles_wrong_name_is_put_right_and_saved_over_it(make_app, tmp_path):
+    """A picture named wrongly and saved in a profile: the profile is opened into the
+    draft, the name put right, and the profile saved again in its place (the one before
+    kept beside it), enrolled with the model served now."""
+    import dataclasses
+
+    from companion.vision.enroll import load_profile, save_profile
+    profiles = tmp_path / "profiles"
+    app = make_app(PROFILES_DIR=str(profiles))
+    draft, client = app.extensions["companion"].draft, app.test_client()
+    for k, cid in enumerate(("kalki-2", "kalki-3")):
+        draft.learn(cid, picture(k))
+    draft.cards[BACK] = picture(9)
+    assert client.post("/api/enroll/save", json={"name": "deck"}).status_code == 201
+    draft.learn("kalki-7", picture(7))  # named since: the draft is not the profile's
+    r = client.post("/api/enroll/open", json={"name": "deck"})
+    assert r.status_code == 409 and "start over" in r.get_json()["error"]
+    assert list(draft.cards) == ["kalki-7"]  # nothing lost
+    client.post("/api/enroll/reset")
+    # enrolled with a model served before: unusable now, but its pictures are not
+    save_profile(dataclasses.replace(load_profile(profiles / "deck.npz"), model="0ld"),
+                 profiles / "deck.npz")
+    for name, status, said in (("nobody", 404, "no deck profile named 'nobody'"),
+                               ("../deck", 400, "a profile name is")):
+        r = client.post("/api/enroll/open", json={"name": name})
+        assert r.status_code == status and said in r.get_json()["error"]
+    r = client.post("/api/enroll/open", json={"name": "deck"})
+    assert r.status_code == 200 and r.get_json()["cards"] == [BACK, "kalki-2", "kalki-3"]
+    assert np.array_equal(draft.cards["kalki-3"], picture(1))
+    r = client.post("/api/enroll/rename", json={"labels": {"kalki-3": "kalki-4"}})
+    assert r.status_code == 200
+    r = client.post("/api/enroll/save", json={"name": "deck", "extend": True, "replace": True})
+    assert r.status_code == 400 and "not both" in r.get_json()["error"]
+    r = client.post("/api/enroll/save", json={"name": "deck", "replace": True})
+    assert r.status_code == 201 and r.get_json()["cards"] == 2
+    fixed = load_profile(profiles / "deck.npz")
+    assert sorted(fixed.card_ids) == ["kalki-2", "kalki-4"]  # kalki-3 is gone, not added to
+    assert np.array_equal(dict(zip(fixed.card_ids, fixed.pictures))["kalki-4"], picture(1))
+    assert fixed.back_picture is not None and draft.cards == {}
+    assert fixed.model == CardClassifier().fingerprint
+    before = load_profile(profiles / "deck.npz.bak")
+    assert sorted(before.card_ids) == ["kalki-2", "kalki-3"] and before.model == "0ld"
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")
+def test_a_profile_without_pictures_cannot_be_opened(make_app, tmp_path):
+    import dataclasses
+
+    from companion.vision.enroll import load_profile, save_profile
+    profiles = tmp_path / "profiles"
+    app = make_app(PROFILES_DIR=str(profiles))
+    draft, client = app.extensions["companion"].draft, app.test_client()
+    draft.learn("kalki-2", picture(1))
+    assert client.post("/api/enroll/save", json={"name": "dash"}).status_code == 201
+    save_profile(dataclasses.replace(load_profile(profiles / "dash.npz"), pictures=None),
+                 profiles / "bare.npz")
+    r = client.post("/api/enroll/open", json={"name": "bare"})
+    assert r.status_code == 400 and "keeps no pictures" in r.get_json()["error"]
+    assert draft.cards == {}
