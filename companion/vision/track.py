@@ -28,7 +28,7 @@ from companion.layouts import Layout
 from companion.vision.classify import TOP_K
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionMap
-from companion.vision.track_views import FACE_DOWN, keep_view, sharpest, still, unlike
+from companion.vision.track_views import FACE_DOWN, UNLIKE_VIEWS, keep_view, sharpest, still, unlike
 
 # A reading's crop is a picture of the card if this much of the card is in view (the
 # detector's ``visible``: not covered by another card)
@@ -111,10 +111,12 @@ class _Track:
     # that cannot name it (see track_views.still)
     named_as: str | None = None
     named_picture: np.ndarray | None = None
-    # its last whole crop with no hand near, that crop as the last hand came near it, and
+    # its last whole crop with no hand near, how many such crops there were since the last
+    # hand left, that crop as a hand came near it after the last one had left for good, and
     # the last frame a hand was near: whether another card was laid on it is told by its
     # crops after the hand against that one (track_views.unlike)
     calm: np.ndarray | None = None
+    calm_views: int = 0
     before_hand: np.ndarray | None = None
     hand_at: int = -1
 
@@ -281,9 +283,13 @@ class TableTracker:
             if gated or motion is None:  # (no motion map: whether a hand came is not known)
                 t.disturbed = True
             if gated:
-                if t.hand_at < frame_index - 1:  # a hand comes: how the card lay till now
+                # A hand comes: how the card lay till now. A hand back within a few frames
+                # left it in view too briefly to say (a hand hovering near it, its shadow, a
+                # card laid then): the picture from before its last visit stands.
+                if t.hand_at < frame_index - 1 and (t.before_hand is None
+                                                    or t.calm_views >= UNLIKE_VIEWS):
                     t.before_hand = t.calm
-                t.hand_at = frame_index
+                t.hand_at, t.calm_views = frame_index, 0
             o = matched.get(t.id)
             if o is not None:
                 center, label, conf, topk, evidence, crop = o
@@ -296,6 +302,7 @@ class TableTracker:
                     events += self._vote(t, frame_index, timestamp)
                 if crop is not None and not gated and motion is not None:
                     t.calm = kept if kept is not None else crop.copy()  # one copy a frame
+                    t.calm_views += 1
             elif not gated:
                 t.missed += 1
                 if t.missed >= (self.remove_frames if t.settled else self.stable_frames):

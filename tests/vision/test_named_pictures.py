@@ -114,6 +114,30 @@ def test_a_card_laid_on_a_named_one_and_read_as_it_was_is_asked_about():
     assert lay(tr, [seen(picture(7), "kalki-7")] * 12, start=46, motion=calm) == []
 
 
+def test_a_hand_back_within_a_few_frames_is_one_visit():
+    """A hand that leaves a named card in view for a frame or two and comes back (hovering
+    near it, its shadow on the card) leaves crops unlike the card: the card is compared with
+    its picture from before the first visit (on the real-art Kendra Kari film an untouched
+    card was put to the players so, its crops 0.54 like the shadowed one)."""
+    tr = asking_tracker()
+    calm, hand = hand_over_pos2()
+    shadowed = (picture(1) * 0.3 + picture(8) * 0.7).astype(np.uint8)
+    (asked,) = lay(tr, [seen(picture(1), "kalki-7")] * 8, motion=calm)
+    tr.name(asked.track_id, "barat-raja", asked.last_frame)
+    assert lay(tr, [seen(picture(1), "kalki-7")] * 8, start=8, motion=calm) == []
+    lay(tr, [seen(picture(1), "kalki-7", visible=0.6)] * 3, start=16, motion=hand)
+    assert lay(tr, [seen(shadowed, "kalki-7")] * 2, start=19, motion=calm) == []
+    lay(tr, [seen(picture(1), "kalki-7", visible=0.6)] * 3, start=21, motion=hand)
+    assert lay(tr, [seen(picture(1), "kalki-7")] * 12, start=24, motion=calm) == []
+    # a card laid on it in the first visit, the hand back at once: asked about
+    lay(tr, [seen(picture(7), "kalki-7", visible=0.6)] * 3, start=36, motion=hand)
+    lay(tr, [seen(picture(7), "kalki-7")] * 2, start=39, motion=calm)
+    lay(tr, [seen(picture(7), "kalki-7", visible=0.6)] * 3, start=41, motion=hand)
+    events = lay(tr, [seen(picture(7), "kalki-7")] * 12, start=44, motion=calm)
+    (again,) = [e for e in events if e.kind == "unsure"]
+    assert again.track_id == asked.track_id
+
+
 def test_a_card_never_wholly_in_view_comes_without_a_picture():
     tr = asking_tracker()
     (asked,) = lay(tr, [seen(picture(1), "kalki-7", visible=0.6)] * 7)
