@@ -138,6 +138,23 @@ def test_a_hand_back_within_a_few_frames_is_one_visit():
     assert again.track_id == asked.track_id
 
 
+def test_a_neighbour_in_a_named_cards_corners_is_no_card_laid_on_it():
+    """The crop is the card's square: its corners show what lies beside it. A card laid
+    next to a named one of faint art, or a hand's shadow beside it, changes only those and
+    the card's rim, yet most of the crop's contrast."""
+    tr = asking_tracker()
+    calm, hand = hand_over_pos2()
+    card = (128 + (picture(1).astype(float) - 128) * 0.25).astype(np.uint8)
+    corners = picture(5).copy()
+    yy, xx = np.mgrid[:96, :96]
+    inside = (yy - 47.5) ** 2 + (xx - 47.5) ** 2 <= 42 ** 2
+    corners[inside] = card[inside]  # the card as it was, another beside it
+    (asked,) = lay(tr, [seen(card, "kalki-7")] * 8, motion=calm)
+    tr.name(asked.track_id, "barat-raja", asked.last_frame)
+    lay(tr, [seen(card, "kalki-7", visible=0.6)] * 3, start=8, motion=hand)
+    assert lay(tr, [seen(corners, "kalki-7")] * 12, start=11, motion=calm) == []
+
+
 def test_a_card_never_wholly_in_view_comes_without_a_picture():
     tr = asking_tracker()
     (asked,) = lay(tr, [seen(picture(1), "kalki-7", visible=0.6)] * 7)
