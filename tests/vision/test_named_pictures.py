@@ -153,6 +153,9 @@ def test_a_neighbour_in_a_named_cards_corners_is_no_card_laid_on_it():
     tr.name(asked.track_id, "barat-raja", asked.last_frame)
     lay(tr, [seen(card, "kalki-7", visible=0.6)] * 3, start=8, motion=hand)
     assert lay(tr, [seen(corners, "kalki-7")] * 12, start=11, motion=calm) == []
+    # read otherwise after the next hand (a reader that cannot name it): still that card
+    lay(tr, [seen(card, "kalki-7", visible=0.6)] * 3, start=23, motion=hand)
+    assert lay(tr, [seen(corners, "kalki-3")] * 12, start=26, motion=calm) == []
 
 
 def test_a_card_never_wholly_in_view_comes_without_a_picture():
