@@ -117,6 +117,8 @@ class _Track:
     # crops after the hand against that one (track_views.unlike)
     calm: np.ndarray | None = None
     calm_views: int = 0
+    # (frame of a view, "still" or "unlike") -> (the picture it was compared with, likeness)
+    liked: dict = field(default_factory=dict)
     before_hand: np.ndarray | None = None
     hand_at: int = -1
 
