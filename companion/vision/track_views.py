@@ -70,8 +70,9 @@ def unlike(t, since: int) -> bool:
     card not), the disc's with 4 (at 0.5 or 0.55: 3 and 1). The new cards were at most 0.46
     like the card beneath, but for a Kumancha 9 laid on the Kumancha 3 (0.81: same emblem,
     dim light; its reading changed); the untouched ones at least 0.57, but for a card under a
-    resting sleeve (twice) and one nudged. Only wholly visible crops are kept, so the hand
-    itself does not count. Without a motion map nothing is compared."""
+    resting sleeve (twice) and one cut off centre (within 12 px, see ``likeness``, only the
+    sleeve's are left). Only wholly visible crops are kept, so the hand itself does not
+    count. Without a motion map nothing is compared."""
     if t.before_hand is None:
         return False
     crops = [(f, c) for f, _, c in t.views if f >= since and f > t.hand_at]
