@@ -220,7 +220,8 @@ def save():
             abort(400, "no cards named yet: scan the mat and confirm the labels first")
         back, before = taken.get(BACK), 0
         if exists and extend:
-            old = _to_add_to(path, name)
+            old = _with_pictures(path, name, "nothing can be added to it; save these "
+                                 "cards under another name")
             _one_deck([*faces, *old.card_ids], f"cards and the profile {name!r}")
             faces, before = added_to(old, faces), len(old.card_ids)
             back = back if back is not None else old.back_picture
@@ -256,17 +257,10 @@ def _profile_path(data: dict) -> tuple[str, Path]:
 def open_profile():
     """``name``: a saved profile whose pictures become the draft's, to be checked, renamed
     and saved back with ``replace``. Only into an empty draft: named cards are never lost."""
-    from companion.vision.enroll import ProfileError, load_profile
     name, path = _profile_path(json_body("name"))
     if not path.is_file():
         abort(404, f"no deck profile named {name!r}")
-    try:
-        profile = load_profile(path)
-    except ProfileError as e:
-        abort(400, str(e))
-    if profile.pictures is None:
-        abort(400, f"the deck profile {name!r} keeps no pictures of its cards (enrolled from "
-                   "images, or saved before profiles kept them): there is nothing to check here")
+    profile = _with_pictures(path, name, "there is nothing to check here")
     d = _draft()
     with d.lock:
         if d.cards:
@@ -280,18 +274,18 @@ def open_profile():
         return jsonify(_summary(d))
 
 
-def _to_add_to(path: Path, name: str):
-    """The saved profile the draft's cards are added to, or 400 where it cannot be."""
+def _with_pictures(path: Path, name: str, so: str):
+    """The saved profile at ``path``, or 400 where it cannot be read or keeps no pictures
+    of its cards (``so``: what that means for the user)."""
     from companion.vision.enroll import ProfileError, load_profile
     try:
-        old = load_profile(path)
+        profile = load_profile(path)
     except ProfileError as e:
         abort(400, str(e))
-    if old.pictures is None:
+    if profile.pictures is None:
         abort(400, f"the deck profile {name!r} keeps no pictures of its cards (enrolled from "
-                   "images, or saved before profiles kept them), so nothing can be added to "
-                   "it: save these cards under another name")
-    return old
+                   f"images, or saved before profiles kept them): {so}")
+    return profile
 
 
 @bp.post("/api/enroll/reset")

@@ -230,7 +230,6 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     assert "(1 of them new to it" in page.inner_text("#e-msg")
     assert sorted(load_profile(profiles / "table-deck.npz").card_ids) == sorted([name, other])
     # a name saved in the profile was wrong: its cards opened, put right, saved in its place
-    page.uncheck("#e-extend")
     page.click("#e-open")
     page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('opened')")
     assert page.is_checked("#e-replace") and not page.is_checked("#e-extend")
