@@ -35,10 +35,10 @@ def still(t, since: int) -> bool:
     another turn: its crop is unlike the picture (0.14-0.44 there), the same card's is not
     (0.92-1.0, on the dim real-art Kendra Kari film too). A Kumancha 9 laid on the Kumancha 3
     a few degrees off, same emblem, dim light: 0.79-0.80 (with the bar at 0.7 its move was
-    missed). Those figures are of the whole crop; compared on the card's disc (as now, see
-    ``likeness``), over five of the real-art films (model alone) the crops of the same card
-    fell under the bar in 52 of 1103 calls, not 90, and those of another card reached it in
-    2 of 32, as before; the Kumancha 9 on the 3 is 0.83. Less like than this is not by
+    missed). Those figures are of the whole crop within 6 px; compared on the card's disc
+    within 12 px (as now, see ``likeness``), over five of the real-art films (model alone)
+    the crops of the same card fell under the bar in 29 of 1103 calls, not 90, and those of
+    another card reached it in 2 of 32, as before; the Kumancha 9 on the 3 is 0.83. Less like than this is not by
     itself a new card: a hand resting over the card makes its crops unlike too (asked 9
     times about one card so); see ``unlike`` for when whole crops say so."""
     if t.named_picture is None or t.read_as is None:
