@@ -38,9 +38,10 @@ def still(t, since: int) -> bool:
     missed). Those figures are of the whole crop within 6 px; compared on the card's disc
     within 12 px (as now, see ``likeness``), over five of the real-art films (model alone)
     the crops of the same card fell under the bar in 29 of 1103 calls, not 90, and those of
-    another card reached it in 2 of 32, as before; the Kumancha 9 on the 3 is 0.80-0.81. Less like than this is not by
-    itself a new card: a hand resting over the card makes its crops unlike too (asked 9
-    times about one card so); see ``unlike`` for when whole crops say so."""
+    another card reached it in 2 of 32, as before; the Kumancha 9 on the 3 is 0.80-0.81.
+    Less like than this is not by itself a new card: a hand resting over the card makes its
+    crops unlike too (asked 9 times about one card so); see ``unlike`` for when whole crops
+    say so."""
     if t.named_picture is None or t.read_as is None:
         return False
     crops = [(f, c) for f, _, c in t.views if f >= since]
