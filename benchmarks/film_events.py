@@ -59,6 +59,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
+    from companion.web.vision_feed import judge
     meta = json.loads(video.with_suffix(".json").read_text())
     rec = GameRecord.from_json(meta["record"])
     game = get_game(rec.game)
@@ -113,11 +114,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         for card, picture in r.learnt if draft is not None else ():
             draft.learn(card, picture)
         sightings += [e for e in r.events]
-        said = referee.observe(list(r.events), r.frame_index, r.timestamp, r.motion_map)
+        # (a card named by elimination is told the tracker, as on the dashboard)
+        said = judge(referee, pipe.tracker, r.events, r.frame_index, r.timestamp, r.motion_map)
         outputs += said
-        for o in said:  # a card named by elimination is told the tracker, as the dashboard does
-            if o.kind == "named" and o.track >= 0:
-                pipe.tracker.name(o.track, o.choices[0], o.frame)
         # what the players are asked: the unsure cards the referee could not name, and the
         # readings it doubts (a card already played)
         waiting += [o for o in said if o.kind in ("unsure", "doubt")] if answer_unsure else []

@@ -120,6 +120,20 @@ def vision_available() -> str | None:
     return None
 
 
+def judge(referee, tracker, events, frame_index: int, timestamp: float, motion_map) -> list:
+    """The referee's outputs for a frame's tracker events (none without a game). A card it
+    names by elimination is told the tracker as an answer is: the tracker holds that name,
+    and with a deck the model does not know, its picture joins the draft. (The benchmarks'
+    films are judged by this too.)"""
+    if not referee:
+        return []
+    outs = referee.observe(list(events), frame_index, timestamp, motion_map)
+    for out in outs:
+        if out.kind == "named" and out.track >= 0 and tracker is not None:
+            tracker.name(out.track, out.choices[0], out.frame)
+    return outs
+
+
 class VisionFeed:
     """One camera or one or more game videos through the pipeline and the vision referee."""
 
@@ -208,8 +222,8 @@ class VisionFeed:
                 for fr in pipeline.stream(fed(), overlap=not oracle):
                     with self._lock:
                         self._last = (fr.frame_index, fr.timestamp)
-                        outs = self._judge(fr.events, fr.frame_index, fr.timestamp,
-                                           fr.motion_map)
+                        outs = judge(self.referee, self._tracker, fr.events,
+                                     fr.frame_index, fr.timestamp, fr.motion_map)
                         story = self._story(outs)
                     obs = start + _frame_notes(fr) + self._tracker_news(fr.events, offset) \
                         + tuple(o for out in outs for o in _convert(out, offset)) + story \
@@ -228,18 +242,6 @@ class VisionFeed:
                 start = (ART_UNJUDGED,)
         finally:
             source.close()
-
-    def _judge(self, events, frame_index: int, timestamp: float, motion_map) -> list:
-        """The referee's outputs for a frame's tracker events (none without a game). A card
-        it names by elimination is told the tracker as an answer is: the tracker holds that
-        name, and with a deck the model does not know, its picture joins the draft."""
-        if not self.referee:
-            return []
-        outs = self.referee.observe(list(events), frame_index, timestamp, motion_map)
-        for out in outs:
-            if out.kind == "named" and out.track >= 0 and self._tracker is not None:
-                self._tracker.name(out.track, out.choices[0], out.frame)
-        return outs
 
     def _tracker_news(self, events, offset: int) -> tuple[Observation, ...]:
         """Questions the tracker has since settled, and, with no game to judge (no

@@ -177,6 +177,11 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
                                    ".includes('looking')")
             time.sleep(0.5)
         return page.query_selector_all("#e-cards select")
+
+    def click_until_said(button: str, test: str) -> None:
+        """Click ``button``, then wait for the page's message ``t`` to pass ``test`` (JS)."""
+        page.click(button)
+        page.wait_for_function(f"(t => {test})(document.querySelector('#e-msg').textContent)")
     picks = scan()
     # each card is offered by its name, under its suit
     assert picks[0].eval_on_selector("option[value='matsya-1']",
@@ -207,12 +212,10 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
         assert pick.input_value() == name
         name = next(c.id for c in deck_cards(Card.parse(name).deck) if c.id != name)
         pick.select_option(name)
-        page.click("#e-rename")
-        page.wait_for_function("document.querySelector('#e-msg').textContent == 'names saved'")
+        click_until_said("#e-rename", "t == 'names saved'")
         assert page.inner_text("#e-draft").endswith(Card.parse(name).name)
     page.fill("#e-name", "table-deck")
-    page.click("#e-save button[type=submit]")
-    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
+    click_until_said("#e-save button[type=submit]", "t.startsWith('saved ')")
     assert load_profile(profiles / "table-deck.npz").card_ids == (name,)
     # a card named later (another scan, or the next game) is added to that profile
     picks = scan()
@@ -222,25 +225,20 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     picks[0].select_option(other)
     page.click("#e-confirm")
     page.wait_for_function("document.querySelector('#e-draft').textContent.includes('named, here')")
-    page.click("#e-save button[type=submit]")  # the name is taken: refused
-    page.wait_for_function("document.querySelector('#e-msg').textContent.includes('exists')")
+    click_until_said("#e-save button[type=submit]", "t.includes('exists')")  # name taken
     page.check("#e-extend")
-    page.click("#e-save button[type=submit]")
-    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
+    click_until_said("#e-save button[type=submit]", "t.startsWith('saved ')")
     assert "(1 of them new to it" in page.inner_text("#e-msg")
     assert sorted(load_profile(profiles / "table-deck.npz").card_ids) == sorted([name, other])
     # a name saved in the profile was wrong: its cards opened, put right, saved in its place
-    page.click("#e-open")
-    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('opened')")
+    click_until_said("#e-open", "t.startsWith('opened')")
     assert page.is_checked("#e-replace") and not page.is_checked("#e-extend")
     picks = page.query_selector_all("#e-named select")
     assert sorted(p.input_value() for p in picks) == sorted([name, other])
     third = next(c.id for c in deck_cards(Card.parse(name).deck) if c.id not in (name, other))
     next(p for p in picks if p.input_value() == other).select_option(third)
-    page.click("#e-rename")
-    page.wait_for_function("document.querySelector('#e-msg').textContent == 'names saved'")
-    page.click("#e-save button[type=submit]")
-    page.wait_for_function("document.querySelector('#e-msg').textContent.startsWith('saved ')")
+    click_until_said("#e-rename", "t == 'names saved'")
+    click_until_said("#e-save button[type=submit]", "t.startsWith('saved ')")
     assert "in place of the one before" in page.inner_text("#e-msg")
     assert sorted(load_profile(profiles / "table-deck.npz").card_ids) == sorted([name, third])
     assert not page.is_checked("#e-replace") and not page.query_selector("#e-named select")

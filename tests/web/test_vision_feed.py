@@ -14,7 +14,7 @@ import numpy as np
 from companion.cards import DeckKind
 from companion.vision.classify import Classifications
 from companion.vision.source import ImageFolderSource
-from companion.web.vision_feed import VisionFeed, _convert
+from companion.web.vision_feed import VisionFeed, _convert, judge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
 from table_drawing import PALETTE, DrawnCard, render
@@ -75,7 +75,7 @@ def test_a_card_the_referee_named_by_elimination_is_not_asked_about(tmp_path):
     feed._tracker = tracker = TableTracker(feed.referee.layout)
     told = []
     tracker.name = lambda *named: told.append(named)
-    outs = feed._judge([doubt, other], 36, 1.2, None)
+    outs = judge(feed.referee, feed._tracker, [doubt, other], 36, 1.2, None)
     assert told == [(1, b.cards[0].id, 35)]  # told the tracker, as an answer would be
     shown = [o for out in outs for o in _convert(out)]
     assert [o.kind for o in shown] == ["note", "unsure"] and a.cards[0].id in shown[0].text
