@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from referee_show import GJ
+from referee_show import GJ, TableShow
 
 from companion.games.base import Move
 from companion.record import simulate, table_view
@@ -115,3 +115,76 @@ def test_the_players_are_offered_the_first_three_readings_the_game_allows():
     out = ref.observe([ev], 90)  # 0.4 / 0.8 is not sure enough to name it
     assert [o.choices for o in out if o.kind == "unsure"] == [
         (c.cards[0].id, others[0], others[1])]
+
+
+def _to_the_deni_cards_play():
+    """A Ganjifa game shown up to the move that plays a Deni's exposed card: (referee, the
+    show, that move, the Deni spot)."""
+    moves = table_view(simulate("ganjifa", 4, {}, 0)).moves
+    k = next(i for i, m in enumerate(moves) if m.action == "deni")
+    high, seat = moves[k].cards[1], moves[k].player
+    j = next(i for i, m in enumerate(moves) if i > k and high in m.cards)
+    assert moves[j].player == seat and moves[j].cards == (high,)
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    for move in moves[:j]:
+        show.ganjifa(move)
+    assert [r.move for r in ref.rulings()] == list(moves[:j])
+    return ref, show, moves[j], f"deni{seat}"
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_a_deni_card_taken_from_its_spot_is_offered_first_for_a_doubt_on_the_play_spot(taken):
+    """The exposed card "remains visible until such time as it is played": once it has left
+    the Deni spot, a doubtful card on the same seat's play spot is offered as it first,
+    although the reader (a deck it does not know) never read it. Still on its spot, it is
+    not offered."""
+    ref, show, move, deni = _to_the_deni_cards_play()
+    high = move.cards[0]
+    if taken:
+        show.remove(high, deni)
+    f = show.frame + 10
+    ev = dataclasses.replace(_unsure(move, f, 99, 0.4, ("kalki-2", 0.3), ("rama-3", 0.2)),
+                             candidates=(("kalki-4", 0.4), ("kalki-2", 0.3), ("rama-3", 0.2)))
+    asked = [o for o in ref.observe([ev], f) if o.kind == "unsure"]
+    assert len(asked) == 1
+    readings = ("kalki-4", "kalki-2", "rama-3")
+    assert asked[0].choices == ((high.id, *readings) if taken else readings)
+    assert (f"{high.name} (seen in that hand)" in asked[0].text) == taken
+    ref.confirm(high.id, ev.zone, f + 1, (f + 1) / 30, 99)
+    assert ref.rulings()[-1].move == move
+
+
+def _doubt_on(zone: str, frame: int, track: int) -> TrackEvent:
+    """A doubt about the card on ``zone`` with readings of cards nobody laid (unknown art)."""
+    return TrackEvent("unsure", None, GJ.zone(zone).center_mm, zone, 0.2, frame - 5, frame,
+                      frame / 30, track, candidates=(("kalki-4", 0.2), ("rama-3", 0.1)))
+
+
+def test_a_deni_card_taken_off_the_one_beneath_is_offered_first():
+    """On the real-art Ganjifa film Player 2's second Deni card (the Rama 5) lay on their
+    first (the Kalki vizier), one card to the tracker, named twice by the players. Taken to
+    be played, the card beneath was asked about and named: the Rama 5 is off the table, and
+    offered first for the doubt on the play spot. Here, Player 3's two Denis."""
+    moves = table_view(simulate("ganjifa", 4, {}, 0)).moves
+    first, second = [i for i, m in enumerate(moves) if m.action == "deni" and m.player == 2][:2]
+    beneath, on_top = moves[first].cards[1], moves[second].cards[1]
+    j = next(i for i, m in enumerate(moves) if on_top in m.cards and i > second)
+    assert moves[j].cards == (on_top,) and beneath not in moves[j].cards
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    for i, move in enumerate(moves[:j]):
+        if i not in (first, second):
+            show.ganjifa(move)
+            continue
+        show.lay(move.cards[0], "play2")
+        f = show.frame = show.frame + 5
+        ref.observe([_doubt_on("deni2", f, 77)], f)
+        ref.confirm(move.cards[1].id, "deni2", f, f / 30, 77)
+    assert [r.move for r in ref.rulings()] == list(moves[:j])
+    f = show.frame + 10
+    ref.observe([_doubt_on("deni2", f, 77)], f)  # the card beneath shows
+    ref.confirm(beneath.id, "deni2", f, f / 30, 77)
+    asked = [o for o in ref.observe([_doubt_on("play2", f + 10, 99)], f + 10)
+             if o.kind == "unsure"]
+    assert asked and asked[0].choices[0] == on_top.id
