@@ -284,8 +284,9 @@ class Referee:
             if not ev.zone or not self.is_move_zone(ev.zone):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             choices = self.choices_for(ev)
-            held = {c.id for c in self._held_off_the_table(ev)}
-            names = ", ".join(f"{card_words(c)} ({'seen in that hand' if c in held else f'{p:.0%}'})"
+            taken = {c.id for c in self._exposed_taken(ev)}
+            names = ", ".join(f"{card_words(c)} "
+                              f"({'was face up before them' if c in taken else f'{p:.0%}'})"
                               for c, p in choices) or "no possible reading"
             place = self.layout.place(ev.zone)
             out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",
@@ -384,7 +385,7 @@ class Referee:
         Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
         art no played card was seen again on another spot."""
         choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED,
-                                              self._held_off_the_table(ev)))
+                                              self._exposed_taken(ev)))
         place = self.layout.place(ev.zone)
         out = [RefereeOutput("doubt", f"{card.name} was read on {place}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
@@ -480,23 +481,27 @@ class Referee:
         """The readings of an unsure card that the players are offered (see
         :func:`~companion.referee.elimination.offered`)."""
         return offered(ev, self._here(ev), self._played_elsewhere(ev), OFFERED,
-                       self._held_off_the_table(ev))
+                       self._exposed_taken(ev))
 
-    def _held_off_the_table(self, ev: TrackEvent) -> tuple[Card, ...]:
-        """The cards the table has seen in the hand of the seat whose spot ``ev`` is on,
-        not yet played and lying on no spot now: the card just laid is likely one of them.
+    def _exposed_taken(self, ev: TrackEvent) -> tuple[Card, ...]:
+        """The cards the game has lying face up in front of the seat whose spot ``ev`` is
+        on, that lie on no spot now: taken to be played, so the card just laid is likely one
+        of them.
 
         "[The player] simultaneously places the higher-ranked card face up in front of
         them ... where it remains visible until such time as it is played." With the model
         alone on a deck it does not know, that card was asked about on the Deni spot and
         again when it was played, the second time picked from the deck's list (7 cards on
-        the real-art Ganjifa film). Offered first, it is one tap."""
+        the real-art Ganjifa film, 8 on its second game). Offered first, it is one tap.
+        Cards shown at the deal (option ``face_up_deal``) are not: a seat holds six or
+        eight, they would push the reader's readings out, and the table cannot tell when
+        one is played."""
         seat = self.layout.zone(ev.zone).seat if ev.zone and self._has_zone(ev.zone) else None
-        known = getattr(getattr(self.engine, "picture", None), "known", None)
-        if seat is None or known is None:
+        exposed = getattr(pictured_table(self.engine), "exposed", ())
+        if seat is None or seat >= len(exposed):
             return ()
         lying = {c for stack in self._table.values() for c in stack}
-        return tuple(sorted((c for c in known(seat) if c not in lying), key=lambda c: c.id))
+        return tuple(sorted((c for c in exposed[seat] if c not in lying), key=lambda c: c.id))
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

@@ -71,7 +71,7 @@ def seen_there(ev: TrackEvent, here: set[Card]) -> bool:
 
 
 def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
-            n: int, held: tuple[Card, ...] = ()) -> tuple[tuple[str, float], ...]:
+            n: int, taken: tuple[Card, ...] = ()) -> tuple[tuple[str, float], ...]:
     """The readings of an unsure card that the players are offered: at most ``n``.
 
     Each card exists once in a deck, so a reading of a card the game has already seen
@@ -83,15 +83,15 @@ def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
     Kumancha 6 on Position 7, read as the 8, was asked about as "kumancha-8, kumancha-4 or
     kumancha-9", without the card that lay there.
 
-    ``held``: cards the table has seen in the laying player's hand and that lie on no spot
-    now (a Deni's exposed card, taken from the Deni spot to be played). They come first,
-    with their reading (0 when the reader has none), ahead of the ``n`` readings: the
-    reader rarely knows them, because the art it does not know is what made it unsure.
+    ``taken``: cards the game has lying face up in front of the laying player that lie on
+    no spot now (a Deni's exposed card, taken from the Deni spot to be played). They come
+    first, with their reading (0 when the reader has none), ahead of the ``n`` readings:
+    the reader rarely reads them, since art it does not know is what made it unsure.
     """
     if seen_there(ev, here):
         return ev.candidates[:n]
     read = dict(ev.candidates)
-    ids = {c.id for c in held}
-    return tuple((c.id, read.get(c.id, 0.0)) for c in held) + tuple(
+    ids = {c.id for c in taken}
+    return tuple((c.id, read.get(c.id, 0.0)) for c in taken) + tuple(
         (c, p) for c, p in ev.candidates
         if c not in ids and ((card := parse_card(c)) is None or not played(card)))[:n]

@@ -16,8 +16,9 @@ named while a profile learnt from the camera reads (it names no card by itself).
 profile keeps its pictures: saved under its name with ``extend`` ("add these cards"), the
 draft's cards are added to it (one game of Kendra Kari names a fifth of its deck). Its
 pictures can also be opened into an empty draft (``open``), checked and renamed there like any
-named card, and saved back over it with ``replace`` (the file it replaces is kept beside it,
-``NAME.npz.bak``); saved so, a profile is also enrolled again with the model now served.
+named card, and saved back over it with ``replace`` (each file it replaces is kept beside it,
+``NAME.npz.YYYYMMDD-HHMMSS.bak``); saved so, a profile is also enrolled again with the model
+now served.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import base64
 import re
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import cv2
@@ -230,9 +232,7 @@ def save():
                 profile = enroll_images(faces, name, model, back=back, cut=True)
         except ProfileError as e:
             abort(400, str(e))
-        if exists and replace:
-            # the one before, should it be wanted; copied, so that the name is never missing
-            shutil.copyfile(path, path.with_name(path.name + ".bak"))
+        kept = _keep_a_copy(path) if exists and replace else None
         save_profile(profile, path)
         with d.lock:
             d.cards = {cid: crop for cid, crop in d.cards.items() if taken.get(cid) is not crop}
@@ -242,7 +242,21 @@ def save():
                    model_agreement=round(profile.model_agreement, 3),
                    known_art=profile.model_agreement >= KNOWN_ART,
                    from_camera=profile.from_camera,
-                   added=len(profile.card_ids) - before), 201
+                   added=len(profile.card_ids) - before,
+                   kept=str(kept) if kept else None), 201
+
+
+def _keep_a_copy(path: Path) -> Path:
+    """A copy of the profile about to be replaced, should it be wanted: every version is
+    kept (``NAME.npz.YYYYMMDD-HHMMSS.bak``), copied so that the name is never missing."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    kept = path.with_name(f"{path.name}.{stamp}.bak")
+    n = 1
+    while kept.exists():  # replaced twice within a second
+        n += 1
+        kept = path.with_name(f"{path.name}.{stamp}-{n}.bak")
+    shutil.copyfile(path, kept)
+    return kept
 
 
 def _profile_path(data: dict) -> tuple[str, Path]:

@@ -4,6 +4,7 @@ the capture thread tells the table how far the deck is enrolled."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -316,8 +317,16 @@ def test_a_saved_profiles_wrong_name_is_put_right_and_saved_over_it(make_app, tm
     assert np.array_equal(dict(zip(fixed.card_ids, fixed.pictures))["kalki-4"], picture(1))
     assert fixed.back_picture is not None and draft.cards == {}
     assert fixed.model == CardClassifier().fingerprint
-    before = load_profile(profiles / "deck.npz.bak")
+    kept = Path(r.get_json()["kept"])
+    assert kept.parent == profiles and kept.name.startswith("deck.npz.")
+    before = load_profile(kept)
     assert sorted(before.card_ids) == ["kalki-2", "kalki-3"] and before.model == "0ld"
+    # replaced again at once: both versions before are kept
+    assert client.post("/api/enroll/open", json={"name": "deck"}).status_code == 200
+    r = client.post("/api/enroll/save", json={"name": "deck", "replace": True})
+    assert r.status_code == 201 and Path(r.get_json()["kept"]) != kept
+    assert sorted(load_profile(Path(r.get_json()["kept"])).card_ids) == ["kalki-2", "kalki-4"]
+    assert len(list(profiles.glob("deck.npz.*.bak"))) == 2 and load_profile(kept).model == "0ld"
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")

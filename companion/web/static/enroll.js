@@ -39,7 +39,7 @@ function initEnroll() {
     try {
       const r = await api("/api/enroll/save", { json: { name: $("#e-name").value.trim(), extend, replace } });
       showDraft({ count: 0 }); $("#e-named").innerHTML = ""; $("#e-rename").hidden = true; $("#e-replace").checked = false;
-      msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + (extend ? ` (${r.added} of them new to it; a game started from now on reads with them)` : "") + (replace ? " in place of the one before (kept as .bak; a game started from now on reads with it)" : "") + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "; the model does not know this art, and its cards learnt from the camera are too small to be named surely: every card will be put to you, best guesses first (enrol pictures of the cards with `companion enroll` to have them named)"));
+      msg(`saved ${r.cards} cards of a ${r.deck} deck as ${r.path}` + (extend ? ` (${r.added} of them new to it; a game started from now on reads with them)` : "") + (r.kept ? ` in place of the one before (kept as ${r.kept}; a game started from now on reads with it)` : "") + (r.known_art ? "; the model knows this art, so it decides how sure each reading is" : "; the model does not know this art, and its cards learnt from the camera are too small to be named surely: every card will be put to you, best guesses first (enrol pictures of the cards with `companion enroll` to have them named)"));
     } catch (e) { msg(e.message); }
   };
   // a saved profile's pictures, opened here to put a wrong name right and saved back over it
