@@ -150,7 +150,8 @@ def test_a_deni_card_taken_from_its_spot_is_offered_first_for_a_doubt_on_the_pla
     assert len(asked) == 1
     readings = ("kalki-4", "kalki-2", "rama-3")
     assert asked[0].choices == ((high.id, *readings) if taken else readings)
-    assert (f"{high.name} (was face up before them)" in asked[0].text) == taken
+    assert (f"{high.name} (was lying face up)" in asked[0].text) == taken
+    assert asked[0].taken == ((high.id,) if taken else ())
     ref.confirm(high.id, ev.zone, f + 1, (f + 1) / 30, 99)
     assert ref.rulings()[-1].move == move
 

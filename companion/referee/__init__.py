@@ -76,6 +76,8 @@ SPOT_GRACE_S = 1.0
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
+# How a card offered because it was lying face up before the player, and was taken, is told
+TAKEN = "was lying face up"
 
 
 class Referee:
@@ -284,16 +286,15 @@ class Referee:
             if not ev.zone or not self.is_move_zone(ev.zone):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             choices = self.choices_for(ev)
-            taken = {c.id for c in self._exposed_taken(ev)}
-            names = ", ".join(f"{card_words(c)} "
-                              f"({'was face up before them' if c in taken else f'{p:.0%}'})"
+            taken = tuple(c.id for c in self._exposed_taken(ev))
+            names = ", ".join(f"{card_words(c)} ({TAKEN if c in taken else f'{p:.0%}'})"
                               for c, p in choices) or "no possible reading"
             place = self.layout.place(ev.zone)
             out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
                                  place=place,
-                                 readings=ev.candidates, track=ev.track_id)]
+                                 readings=ev.candidates, track=ev.track_id, taken=taken)]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
             else:  # holds nothing up (more); an answer naming a new card says when it was laid
@@ -384,13 +385,13 @@ class Referee:
         left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
         Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
         art no played card was seen again on another spot."""
-        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED,
-                                              self._exposed_taken(ev)))
+        taken = self._exposed_taken(ev)
+        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED, taken))
         place = self.layout.place(ev.zone)
         out = [RefereeOutput("doubt", f"{card.name} was read on {place}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
                              ev.timestamp, choices=choices, zone=ev.zone, place=place,
-                             track=ev.track_id)]
+                             track=ev.track_id, taken=tuple(c.id for c in taken))]
         self._doubted.add(ev.track_id)
         return out + self._add_seen(ev, "unsure")
 

@@ -219,3 +219,15 @@ def test_the_cards_named_at_a_table_of_unknown_art_come_with_their_pictures(tmp_
         face = np.median(pic[36:60, 36:60].reshape(-1, 3), axis=0)
         nearest = int(np.argmin([np.abs(face - np.array(c)).sum() for c in PALETTE[:3]]))
         assert named[f"play{nearest}"] == card  # the picture is of the card named
+
+
+def test_a_card_taken_from_where_it_lay_face_up_is_offered_as_such():
+    """A Deni's card taken from its spot is offered first, with why rather than a reading
+    (``Referee._exposed_taken``)."""
+    from companion.referee import RefereeOutput
+    out = RefereeOutput("unsure", "?", 10, 0.3, choices=("rama-9", "kalki-2"), zone="play1",
+                        place="Player 2's play spot", readings=(("kalki-2", 0.4),), track=3,
+                        taken=("rama-9",))
+    (question,) = _convert(out)
+    assert [c["label"] for c in question.choices] == [
+        "9 of Rama (was lying face up)", "2 of Kalki (40%)", "none of these"]
