@@ -46,10 +46,12 @@ from companion.games.base import (
 )
 from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.referee.elimination import (
+    TAKEN,
     Elimination,
     named_by_elimination,
     offered,
     seen_there,
+    taken_from_view,
 )
 from companion.referee.hands import ArmWatcher
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
@@ -76,8 +78,6 @@ SPOT_GRACE_S = 1.0
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
-# How a card offered because it was lying face up before the player, and was taken, is told
-TAKEN = "was lying face up"
 
 
 class Referee:
@@ -485,24 +485,10 @@ class Referee:
                        self._exposed_taken(ev))
 
     def _exposed_taken(self, ev: TrackEvent) -> tuple[Card, ...]:
-        """The cards the game has lying face up in front of the seat whose spot ``ev`` is
-        on, that lie on no spot now: taken to be played, so the card just laid is likely one
-        of them.
-
-        "[The player] simultaneously places the higher-ranked card face up in front of
-        them ... where it remains visible until such time as it is played." With the model
-        alone on a deck it does not know, that card was asked about on the Deni spot and
-        again when it was played, the second time picked from the deck's list (7 cards on
-        the real-art Ganjifa film, 8 on its second game). Offered first, it is one tap.
-        Cards shown at the deal (option ``face_up_deal``) are not: a seat holds six or
-        eight, they would push the reader's readings out, and the table cannot tell when
-        one is played."""
+        """See :func:`~companion.referee.elimination.taken_from_view`."""
         seat = self.layout.zone(ev.zone).seat if ev.zone and self._has_zone(ev.zone) else None
-        exposed = getattr(pictured_table(self.engine), "exposed", ())
-        if seat is None or seat >= len(exposed):
-            return ()
         lying = {c for stack in self._table.values() for c in stack}
-        return tuple(sorted((c for c in exposed[seat] if c not in lying), key=lambda c: c.id))
+        return taken_from_view(pictured_table(self.engine), seat, lying)
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

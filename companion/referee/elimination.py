@@ -1,4 +1,5 @@
-"""Naming a doubtful card by leaving out the cards the game has seen played.
+"""Naming a doubtful card by leaving out the cards the game has seen played, and which
+cards a question about one offers (``offered``).
 
 Each card exists once in a deck. When the tracker is unsure of a newly laid card because
 its readings share their weight with cards that were played already, the card on the
@@ -22,10 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from companion.cards import Card
 from companion.referee.values import parse_card
 from companion.vision.track import TrackEvent
+
+# How a card offered because it was lying face up before the player, and was taken, is told
+TAKEN = "was lying face up"
 
 
 @dataclass(frozen=True)
@@ -95,3 +100,22 @@ def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
     return tuple((c.id, read.get(c.id, 0.0)) for c in taken) + tuple(
         (c, p) for c, p in ev.candidates
         if c not in ids and ((card := parse_card(c)) is None or not played(card)))[:n]
+
+
+def taken_from_view(table: Any, seat: int | None, lying: set[Card]) -> tuple[Card, ...]:
+    """The cards the game (``table``, its picture of a trick game) has lying face up in
+    front of ``seat`` that lie on no spot now (``lying``: the cards seen on the spots):
+    taken to be played, so a card just laid on the seat's spot is likely one of them.
+
+    "[The player] simultaneously places the higher-ranked card face up in front of them ...
+    where it remains visible until such time as it is played." With the model alone on a
+    deck it does not know, that card was asked about on the Deni spot and again when it was
+    played, the second time picked from the deck's list (7 cards on the real-art Ganjifa
+    film, 8 on its second game). Offered first (``offered``'s ``taken``), it is one tap.
+    Cards shown at the deal (option ``face_up_deal``) are not: a seat holds six or eight,
+    they would push the reader's readings out, and the table cannot tell when one is
+    played."""
+    exposed = getattr(table, "exposed", ())
+    if seat is None or seat >= len(exposed):
+        return ()
+    return tuple(sorted((c for c in exposed[seat] if c not in lying), key=lambda c: c.id))

@@ -22,7 +22,7 @@ import numpy as np
 
 from companion.cards import Card, DeckKind
 from companion.layouts import load_layout
-from companion.referee import TAKEN
+from companion.referee.elimination import TAKEN
 from companion.referee.values import card_words
 from companion.web.capture import CardOverlay, FeedItem, Observation
 
