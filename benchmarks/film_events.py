@@ -153,6 +153,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     asked = {truth_on(frames, f, e.zone) for e in sightings
              if e.kind == "unsure" and (e.zone, e.last_frame) not in named_at
              for f in (e.first_frame, e.last_frame)}
+    # a sure reading of a card already played is put to the players too (``doubt``)
+    asked |= {truth_on(frames, o.frame, o.zone) for o in outputs if o.kind == "doubt"}
     missed = set(laid_cards) - {e.card_id for e in right} - asked
     rulings = referee.rulings()
     judged = [r.move for r in rulings]
@@ -249,7 +251,7 @@ LEGEND = ("moves: referee moves equal to the filmed moves (in order) / filmed mo
           "elimination (not asked); answered: questions the players answered; first: of "
           "those, answered with the first card offered; another: of those, answered with a "
           "card not among the readings offered (the deck's list); "
-          "missed: laid cards neither reported nor asked about (unsure); desync: times the "
+          "missed: laid cards neither reported nor asked about (unsure or doubt); desync: times the "
           "referee said the table and the game disagree; doubt: sure readings the referee "
           "asked about (a card already played); art: of the first face-up readings, those "
           "at the tracker's bar, and 'new' where the model does not know the deck's art "

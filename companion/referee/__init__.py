@@ -217,7 +217,7 @@ class Referee:
                              -1)
             _, since = self._asked.pop(track, (zone, -1))
         covering = parse_card(self._named.get(track))
-        if card in stack and covering in stack and covering != card:
+        if card in stack and covering in stack and stack.index(covering) > stack.index(card):
             # named as the card beneath the one its track had: that one was taken off it
             # (a second Deni card played from on top of the first)
             stack.remove(covering)
