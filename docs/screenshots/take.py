@@ -100,6 +100,9 @@ def _shoot_all(page) -> None:
     page.goto(URL + "/confirm")
     page.wait_for_selector("#moves li")
     page.locator("#moves li").nth(1).click()
+    grid = page.locator("#pending details.deck-grid summary")
+    if grid.count():  # the deck's cards as buttons, as a player at a deck new to it opens them
+        grid.first.click()
     time.sleep(1)
     page.screenshot(path=str(OUT / "confirm.png"), full_page=True)
     print("took confirm")

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from companion.web.cardinfo import GONE_GROUP
-
 DEMO_SPEED = 2.0
 
 
@@ -242,97 +240,6 @@ def test_a_deck_is_enrolled_from_the_cards_on_the_mat(server, page, tmp_path):
     assert "in place of the one before" in page.inner_text("#e-msg")
     assert sorted(load_profile(profiles / "table-deck.npz").card_ids) == sorted([name, third])
     assert not page.is_checked("#e-replace") and not page.query_selector("#e-named select")
-
-
-def _confirm_page_of_the_demo(server, page) -> tuple:
-    """The demo served fast, its Confirm page open, and the answers the page posts (URLs)."""
-    if not (Path(__file__).resolve().parents[2] / "models" / "card_classifier.onnx").exists():
-        pytest.skip("no shipped model: the demo asks no questions")
-    srv = server("--demo-speed", "4")
-    page.goto(srv.url + "/confirm")
-    posted: list[str] = []
-    page.on("request", lambda r: posted.append(r.url) if "/api/pending/" in r.url else None)
-    return srv, posted
-
-
-def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, page):
-    """The right card is not always among the readings a question offers (a deck enrolled
-    live: about 7% of its cards). The question also lists the deck's other cards."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    srv, posted = _confirm_page_of_the_demo(server, page)
-    deadline, tried = time.monotonic() + 240, set()
-    while True:
-        assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
-        state = srv.get("/api/state")["game"] or {}
-        asked = [p for p in state.get("pending", []) if p["kind"] == "unsure"
-                 and p["id"] not in tried]
-        if not asked:
-            time.sleep(0.3)
-            continue
-        p = asked[0]
-        tried.add(p["id"])
-        other = page.locator(f'#pending [data-pending="{p["id"]}"] select[data-other]')
-        offered = {str(c["value"]) for c in p["choices"]}
-        card = next(card for card, _, _ in state["cards"] if card not in offered)
-        try:
-            other.wait_for(timeout=5_000)
-            options = other.locator("option").all_inner_texts()
-            groups = other.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
-            other.select_option(card, timeout=5_000)
-            time.sleep(0.3)
-            assert posted == []  # chosen, not yet given: a list changes under a stray key
-            page.click(f'#pending button[data-give="{p["id"]}"]', timeout=5_000)
-        except PlaywrightTimeout:  # the camera named the card itself meanwhile
-            continue
-        break
-    assert [u.rsplit("/", 1)[1] for u in posted] == [str(p["id"])]
-    assert options[0] == "another card…"
-    # (as a set: a card played since the page drew the list has moved to the last group)
-    assert sorted(options[1:]) == sorted(name for c, name, _ in state["cards"]
-                                         if c not in offered)
-    # by suit, the cards played or on the table last
-    suits = {g for _, _, g in state["cards"]} - {GONE_GROUP}
-    assert set(groups) - {GONE_GROUP} == suits and len(suits) >= 8
-    assert GONE_GROUP not in groups[:-1]
-    page.wait_for_selector(f'#pending [data-pending="{p["id"]}"]', state="detached")
-    assert p["id"] not in [q["id"] for q in srv.get("/api/state")["game"]["pending"]]
-
-
-def test_a_key_answers_the_first_question_with_that_choice(server, page):
-    """At the table a key is quicker than a button: 1-9 give the first open question its
-    first..ninth choice, but not while the player types or chooses from a list."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    _, posted = _confirm_page_of_the_demo(server, page)
-    deadline = time.monotonic() + 240
-    while True:
-        assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
-        first = page.locator("#pending .pending-item").first
-        try:
-            first.wait_for(timeout=5_000)
-            pid = first.get_attribute("data-pending")
-            choices = first.locator("button[data-choice]")
-            other = first.locator("select[data-other]")
-            if choices.count() < 2 or not other.count():  # a which-card question, please
-                time.sleep(0.3)
-                continue
-            second = choices.nth(1).get_attribute("data-choice")
-            hint = first.locator(".keys").inner_text()
-            other.focus()  # a key pressed while choosing from the list is not an answer
-            page.keyboard.press("2")
-            time.sleep(0.5)
-            assert posted == []
-            other.evaluate("s => s.blur()")
-            with page.expect_request(lambda r, pid=pid: r.url.endswith(f"/api/pending/{pid}"),
-                                     timeout=5_000) as req:
-                page.keyboard.press("2")
-        except PlaywrightTimeout:  # the camera named the card itself meanwhile
-            posted.clear()
-            continue
-        break
-    assert hint.startswith("Keys 1–")
-    assert json.loads(req.value.post_data) == {"choice": json.loads(second)
-                                               if second.isdigit() else second}
-    assert len(posted) == 1  # once, however the question list is redrawn meanwhile
 
 
 def test_every_page_says_when_the_model_does_not_know_the_deck(server, page, tmp_path):

@@ -184,10 +184,29 @@ function drawPending(g, box, empty) {
       // answered by its own button: a focused list changes with a typed key or a wheel
       const give = el("button", { type: "button", "data-give": p.id, disabled: "", onclick: () => choose(other.value) }, "that card");
       other.onchange = () => { give.disabled = !other.value; };
-      item.append(other, give);
+      item.append(other, give, deckGrid(g.cards, offered, choose));
     }
     box.append(item);
   }
+}
+// The deck as buttons, a row a suit. With art the reader does not know, the card is rarely
+// among the readings offered (the players chose from the list for 120 of 129 cards of the
+// real-art Ganjifa film): a button is one tap, the list three. Opened once, it stays open
+// for the questions that follow.
+let gridOpen = false;
+function deckGrid(cards, offered, choose) {
+  const box = el("details", { class: "deck-grid" }, el("summary", {}, "all the cards"));
+  box.open = gridOpen;
+  box.addEventListener("toggle", () => { gridOpen = box.open; });
+  const rows = new Map();
+  for (const [id, name, group] of cards) {
+    if (offered.has(id)) continue;
+    if (!rows.has(group)) { rows.set(group, el("div", { class: "grid-row" }, el("span", { class: "grid-suit" }, group))); box.append(rows.get(group)); }
+    // in its suit's row the rank says it; the row of cards played mixes suits
+    const label = group === title(splitId(id)[0]) ? name.split(" of ")[0] : name;
+    rows.get(group).append(el("button", { type: "button", "data-card": id, title: name, onclick: () => choose(id) }, label));
+  }
+  return box;
 }
 // Keys 1-9 give the first open question its first..ninth choice: at the table a key is
 // quicker than aiming at a button (a deck enrolled live asks about every card). Keys answer
