@@ -264,7 +264,7 @@ def test_every_page_says_when_the_model_does_not_know_the_deck(server, page, tmp
     clip = tmp_path / "table.avi"
     writer = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"MJPG"), 10,
                              (image.shape[1], image.shape[0]))
-    for _ in range(80):
+    for _ in range(600):  # a minute: long enough to start a game on it
         writer.write(image)
     writer.release()
     srv = server("--source", str(clip))
@@ -274,6 +274,12 @@ def test_every_page_says_when_the_model_does_not_know_the_deck(server, page, tmp
         said = page.inner_text("#art-label")
         assert "does not know this deck's art" in said and "Enrol the deck" in said
     assert srv.get("/api/state")["camera"]["art"] == said
+    # a game on it: every card is a question, and the deck's grid of buttons is open at once
+    srv.post("/api/setup", {"game": "kendra-kari", "players": 4})
+    page.goto(srv.url + "/confirm")
+    grid = page.locator("#pending details.deck-grid").first
+    grid.wait_for(timeout=30_000)
+    assert grid.evaluate("d => d.open")
 
 
 def test_the_setup_form_can_ask_about_every_doubtful_card(server, page):

@@ -191,13 +191,15 @@ function drawPending(g, box, empty) {
 }
 // The deck as buttons, a row a suit. With art the reader does not know, the card is rarely
 // among the readings offered (the players chose from the list for 120 of 129 cards of the
-// real-art Ganjifa film): a button is one tap, the list three. Opened once, it stays open
-// for the questions that follow.
-let gridOpen = false;
+// real-art Ganjifa film): a button is one tap, the list three. Open from the start where
+// the model does not know the deck's art; opened or closed by the player, it stays so for
+// the questions that follow.
+let gridOpen = null;  // the player's choice, once made
 function deckGrid(cards, offered, choose) {
-  const box = el("details", { class: "deck-grid" }, el("summary", {}, "all the cards"));
-  box.open = gridOpen;
-  box.addEventListener("toggle", () => { gridOpen = box.open; });
+  const summary = el("summary", {}, "all the cards");
+  const box = el("details", { class: "deck-grid" }, summary);
+  box.open = gridOpen !== null ? gridOpen : Boolean(App.state && App.state.camera && App.state.camera.art);
+  summary.addEventListener("click", () => { gridOpen = !box.open; });  // (before it toggles)
   const rows = new Map();
   for (const [id, name, group] of cards) {
     if (offered.has(id)) continue;
