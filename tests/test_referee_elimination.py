@@ -157,6 +157,9 @@ def test_a_deni_card_taken_from_its_spot_is_offered_first_for_a_doubt_on_the_pla
     assert asked[0].choices == ((high.id, *readings) if taken else readings)
     assert (f"{high.name} (was lying face up)" in asked[0].text) == taken
     assert asked[0].taken == ((high.id,) if taken else ())
+    # a card laid on the Deni spot meanwhile is another card to expose, not the one taken
+    (elsewhere,) = [o for o in ref.observe([_doubt_on(deni, f, 98)], f) if o.kind == "unsure"]
+    assert elsewhere.choices == readings and elsewhere.taken == ()
     ref.confirm(high.id, ev.zone, f + 1, (f + 1) / 30, 99)
     assert ref.rulings()[-1].move == move
 

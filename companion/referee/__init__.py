@@ -485,8 +485,10 @@ class Referee:
                        self._exposed_taken(ev))
 
     def _exposed_taken(self, ev: TrackEvent) -> tuple[Card, ...]:
-        """See :func:`~companion.referee.elimination.taken_from_view`."""
-        seat = self.layout.zone(ev.zone).seat if ev.zone and self._has_zone(ev.zone) else None
+        """See :func:`~companion.referee.elimination.taken_from_view` (a card is taken to be
+        played: on the seat's play spot, not its Deni spot)."""
+        zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
+        seat = zone.seat if zone is not None and zone.kind == "play" else None
         lying = {c for stack in self._table.values() for c in stack}
         return taken_from_view(pictured_table(self.engine), seat, lying)
 
