@@ -24,22 +24,27 @@ def _confirm_page_of_the_demo(server, page) -> tuple:
     return srv, posted
 
 
+def _new_questions(srv, limit_s: float = 240):
+    """(the game's state, a which-card question not seen before), as the demo asks them."""
+    deadline, seen = time.monotonic() + limit_s, set()
+    while True:
+        assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
+        state = srv.get("/api/state")["game"] or {}
+        asked = [p for p in state.get("pending", []) if p["kind"] == "unsure"
+                 and p["id"] not in seen]
+        if not asked:
+            time.sleep(0.3)
+            continue
+        seen.add(asked[0]["id"])
+        yield state, asked[0]
+
+
 def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, page):
     """The right card is not always among the readings a question offers (a deck enrolled
     live: about 7% of its cards). The question also lists the deck's other cards."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     srv, posted = _confirm_page_of_the_demo(server, page)
-    deadline, tried = time.monotonic() + 240, set()
-    while True:
-        assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
-        state = srv.get("/api/state")["game"] or {}
-        asked = [p for p in state.get("pending", []) if p["kind"] == "unsure"
-                 and p["id"] not in tried]
-        if not asked:
-            time.sleep(0.3)
-            continue
-        p = asked[0]
-        tried.add(p["id"])
+    for state, p in _new_questions(srv):
         other = page.locator(f'#pending [data-pending="{p["id"]}"] select[data-other]')
         offered = {str(c["value"]) for c in p["choices"]}
         card = next(card for card, _, _ in state["cards"] if card not in offered)
@@ -69,21 +74,14 @@ def test_a_card_not_among_the_readings_offered_is_chosen_from_the_deck(server, p
 
 def test_a_card_is_given_with_one_tap_on_the_decks_grid(server, page):
     """With art the reader does not know the card is rarely among the readings offered: the
-    deck's cards are also buttons, a row a suit, and the grid opened once stays open for the
-    questions that follow."""
+    deck's cards are also buttons, a row a suit. The demo's deck is one the model knows, so
+    the grid is closed until the player opens it, and then it stays open for the questions
+    that follow."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     srv, posted = _confirm_page_of_the_demo(server, page)
-    deadline, tried, opened = time.monotonic() + 240, set(), False
-    while True:
-        assert time.monotonic() < deadline, "the demo asked nothing that stayed open"
-        state = srv.get("/api/state")["game"] or {}
-        asked = [p for p in state.get("pending", []) if p["kind"] == "unsure"
-                 and p["id"] not in tried]
-        if not asked:
-            time.sleep(0.3)
-            continue
-        p = asked[0]
-        tried.add(p["id"])
+    tried, opened = 0, False
+    for state, p in _new_questions(srv):
+        tried += 1
         item = f'#pending [data-pending="{p["id"]}"]'
         offered = {str(c["value"]) for c in p["choices"]}
         card, name, suit = next(row for row in state["cards"]
@@ -103,7 +101,7 @@ def test_a_card_is_given_with_one_tap_on_the_decks_grid(server, page):
         except PlaywrightTimeout:  # the camera named the card itself meanwhile
             posted.clear()
             continue
-        if len(tried) > 1 or not posted:
+        if tried > 1 or not posted:
             break
         posted.clear()  # answered: the next question's grid must be open already
     assert [u.rsplit("/", 1)[1] for u in posted] == [str(p["id"])]
