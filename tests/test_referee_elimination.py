@@ -12,6 +12,7 @@ from companion.games.base import Move
 from companion.record import simulate, table_view
 from companion.referee import Referee
 from companion.referee.elimination import named_by_elimination
+from companion.referee.values import pictured_table
 from companion.vision.track import TrackEvent
 
 
@@ -156,10 +157,10 @@ def test_a_deni_card_taken_from_its_spot_is_offered_first_for_a_doubt_on_the_pla
     readings = ("kalki-4", "rama-3")
     assert asked[0].choices == ((high.id, *readings) if taken else readings)
     assert (f"{high.name} (was lying face up)" in asked[0].text) == taken
-    assert asked[0].taken == ((high.id,) if taken else ())
+    assert asked[0].why == (((high.id, "was lying face up"),) if taken else ())
     # a card laid on the Deni spot meanwhile is another card to expose, not the one taken
     (elsewhere,) = [o for o in ref.observe([_doubt_on(deni, f, 98)], f) if o.kind == "unsure"]
-    assert elsewhere.choices == readings and elsewhere.taken == ()
+    assert elsewhere.choices == readings and elsewhere.why == ()
     ref.confirm(high.id, ev.zone, f + 1, (f + 1) / 30, 99)
     assert ref.rulings()[-1].move == move
 
@@ -191,3 +192,36 @@ def test_a_deni_card_taken_off_the_one_beneath_is_offered_first():
     asked = [o for o in ref.observe([_doubt_on("play2", f + 10, 99)], f + 10)
              if o.kind == "unsure"]
     assert asked and asked[0].choices[0] == on_top.id
+
+
+def test_the_card_a_deni_calls_for_is_offered_to_the_followers_until_it_is_played():
+    """"The player with the called-for card must play it": while a Deni's trick waits for
+    it, a doubtful card of a follower is offered as it too, after the best reading (one of
+    them holds it); not once it has been played, nor after the trick."""
+    moves = table_view(simulate("ganjifa", 4, {}, 0)).moves
+    k = next(i for i, m in enumerate(moves) if m.action == "deni")
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    for move in moves[:k + 1]:
+        show.ganjifa(move)
+    called = pictured_table(ref.engine).deni.called
+    trick = [m for m in moves[k + 1:k + 4] if m.action in ("follow", "double")]
+    j = next(i for i, m in enumerate(trick) if called in m.cards)
+    f = show.frame + 10
+    for i, m in enumerate(trick):
+        ev = _doubt_on(f"play{m.player}", f, 100 + i)
+        (asked,) = [o for o in ref.observe([ev], f) if o.kind == "unsure"]
+        if i <= j:
+            assert asked.choices == ("kalki-4", called.id, "rama-3")  # after the best reading
+            assert asked.why == ((called.id, "called for"),) and "(called for)" in asked.text
+        else:  # played already
+            assert called.id not in asked.choices and asked.why == ()
+        ref.confirm(m.cards[0].id, ev.zone, f + 1, (f + 1) / 30, 100 + i)
+        f += 10
+        if len(m.cards) > 1:
+            show.lay(m.cards[1], f"play{m.player}")
+    assert [r.move for r in ref.rulings()] == list(moves[:k + 1]) + trick
+    leader = moves[k + 1 + len(trick)].player  # the trick's winner leads the next
+    (asked,) = [o for o in ref.observe([_doubt_on(f"play{leader}", f, 99)], f)
+                if o.kind == "unsure"]
+    assert asked.why == ()

@@ -169,6 +169,25 @@ class Table:
             return self.leader
         return None
 
+    def called_of(self, seat: int) -> Card | None:
+        """The card the trick in play calls for, while ``seat`` has still to follow and may
+        hold it: a Deni's called card ("The player with the called-for card must play it")
+        or a sacrifice's ("The player with the highest card in that suit must play it").
+        None once it is played or lies exposed before another seat, and for the Deni-giver,
+        who "must play another card of the same suit"."""
+        if self.phase is not Phase.FOLLOW or seat not in self.queue:
+            return None
+        if self.kind is Kind.DENI and self.deni is not None and seat != self.deni.giver:
+            card = self.deni.called
+        elif self.kind is Kind.SACRIFICE:
+            card = self.target
+        else:
+            return None
+        if card is None or card in self.played or any(c == card for _, c in self.trick) \
+                or any(card in e for q, e in enumerate(self.exposed) if q != seat):
+            return None
+        return card
+
     def unplayed_above(self, card: Card) -> list[Card]:
         """Unplayed cards of the suit that beat ``card``, lowest first."""
         o = self.rules.order[card.suit]

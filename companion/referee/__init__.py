@@ -46,12 +46,11 @@ from companion.games.base import (
 )
 from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.referee.elimination import (
-    TAKEN,
     Elimination,
+    expected_of,
     named_by_elimination,
     offered,
     seen_there,
-    taken_from_view,
 )
 from companion.referee.hands import ArmWatcher
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
@@ -286,15 +285,15 @@ class Referee:
             if not ev.zone or not self.is_move_zone(ev.zone):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             choices = self.choices_for(ev)
-            taken = tuple(c.id for c in self._exposed_taken(ev))
-            names = ", ".join(f"{card_words(c)} ({TAKEN if c in taken else f'{p:.0%}'})"
+            why = tuple((c.id, w) for c, w in self._expected(ev))
+            names = ", ".join(f"{card_words(c)} ({dict(why).get(c, f'{p:.0%}')})"
                               for c, p in choices) or "no possible reading"
             place = self.layout.place(ev.zone)
             out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
                                  place=place,
-                                 readings=ev.candidates, track=ev.track_id, taken=taken)]
+                                 readings=ev.candidates, track=ev.track_id, why=why)]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
             else:  # holds nothing up (more); an answer naming a new card says when it was laid
@@ -385,13 +384,14 @@ class Referee:
         left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
         Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
         art no played card was seen again on another spot."""
-        taken = self._exposed_taken(ev)
-        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED, taken))
+        expected = self._expected(ev)
+        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED,
+                                              expected))
         place = self.layout.place(ev.zone)
         out = [RefereeOutput("doubt", f"{card.name} was read on {place}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
                              ev.timestamp, choices=choices, zone=ev.zone, place=place,
-                             track=ev.track_id, taken=tuple(c.id for c in taken))]
+                             track=ev.track_id, why=tuple((c.id, w) for c, w in expected))]
         self._doubted.add(ev.track_id)
         return out + self._add_seen(ev, "unsure")
 
@@ -482,15 +482,15 @@ class Referee:
         """The readings of an unsure card that the players are offered (see
         :func:`~companion.referee.elimination.offered`)."""
         return offered(ev, self._here(ev), self._played_elsewhere(ev), OFFERED,
-                       self._exposed_taken(ev))
+                       self._expected(ev))
 
-    def _exposed_taken(self, ev: TrackEvent) -> tuple[Card, ...]:
-        """See :func:`~companion.referee.elimination.taken_from_view` (a card is taken to be
-        played: on the seat's play spot, not its Deni spot)."""
+    def _expected(self, ev: TrackEvent) -> tuple[tuple[Card, str], ...]:
+        """See :func:`~companion.referee.elimination.expected_of` (of a card on the seat's
+        play spot: one on its Deni spot is a new card to expose)."""
         zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
         seat = zone.seat if zone is not None and zone.kind == "play" else None
         lying = {c for stack in self._table.values() for c in stack}
-        return taken_from_view(pictured_table(self.engine), seat, lying)
+        return expected_of(pictured_table(self.engine), seat, lying)
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

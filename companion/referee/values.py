@@ -44,9 +44,9 @@ class RefereeOutput:
     # card by the time the players answer. named: the track of the card named, which the
     # tracker is told as an answer (``TableTracker.name``).
     track: int = -1
-    # unsure and doubt: the offered cards the game had lying face up before the player whose
-    # spot it is, and that were taken (a Deni's card: ``Referee._exposed_taken``)
-    taken: tuple[str, ...] = ()
+    # unsure and doubt: the offered cards no reading put there, with why the game expects
+    # them of the player whose spot it is (``elimination.expected_of``)
+    why: tuple[tuple[str, str], ...] = ()
 
     @property
     def move(self) -> Move | None:

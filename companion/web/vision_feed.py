@@ -22,7 +22,6 @@ import numpy as np
 
 from companion.cards import Card, DeckKind
 from companion.layouts import load_layout
-from companion.referee.elimination import TAKEN
 from companion.referee.values import card_words
 from companion.web.capture import CardOverlay, FeedItem, Observation
 
@@ -341,7 +340,7 @@ class VisionFeed:
 
 def _which_card(text: str, readings, zone: str | None, frame: int,
                 offered: tuple[str, ...] | None = None, track: int = -1,
-                asked_at: int = -1, taken: tuple[str, ...] = ()) -> Observation:
+                asked_at: int = -1, why: tuple[tuple[str, str], ...] = ()) -> Observation:
     """A question about the card on ``zone``: one button per offered card (all the
     ``readings`` (card, probability) by default), and "none of these"; the answer goes to
     ``Referee.confirm`` or ``dismiss``. The readings are kept with the question, and the
@@ -350,7 +349,8 @@ def _which_card(text: str, readings, zone: str | None, frame: int,
     answer names that card)."""
     p = dict(readings)
     cards = offered if offered is not None else tuple(c for c, _ in readings)
-    choices = tuple({"value": c, "label": f"{card_words(c)} ({TAKEN})" if c in taken
+    because = dict(why)
+    choices = tuple({"value": c, "label": f"{card_words(c)} ({because[c]})" if c in because
                      else f"{card_words(c)} ({p[c]:.0%})" if c in p
                      else card_words(c)} for c in cards)
     return Observation("unsure", text=text,
@@ -371,10 +371,10 @@ def _convert(out, offset: int = 0) -> list[Observation]:
     if out.kind == "unsure":
         return [_which_card(f"Which card was laid on {out.place or out.zone}?", out.readings,
                             out.zone, offset + out.frame, out.choices, out.track, out.frame,
-                            out.taken)]
+                            out.why)]
     if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
         return [_which_card(out.text, (), out.zone, offset + out.frame, out.choices,
-                            out.track, out.frame, out.taken)]
+                            out.track, out.frame, out.why)]
     if out.kind in ("draw", "desync", "resync", "named"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []

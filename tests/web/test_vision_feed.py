@@ -223,11 +223,11 @@ def test_the_cards_named_at_a_table_of_unknown_art_come_with_their_pictures(tmp_
 
 def test_a_card_taken_from_where_it_lay_face_up_is_offered_as_such():
     """A Deni's card taken from its spot is offered first, with why rather than a reading
-    (``Referee._exposed_taken``)."""
+    (``Referee._expected``)."""
     from companion.referee import RefereeOutput
     out = RefereeOutput("unsure", "?", 10, 0.3, choices=("rama-9", "kalki-2"), zone="play1",
                         place="Player 2's play spot", readings=(("kalki-2", 0.4),), track=3,
-                        taken=("rama-9",))
+                        why=(("rama-9", "was lying face up"),))
     (question,) = _convert(out)
     assert [c["label"] for c in question.choices] == [
         "9 of Rama (was lying face up)", "2 of Kalki (40%)", "none of these"]
