@@ -420,3 +420,29 @@ def test_a_deni_before_leading_two_shown_unbeatable_cards_of_a_suit_is_called():
     _, rulings = judge(3, moves + [wrong], opts)
     i, r = first_illegal(rulings)
     assert i == len(moves) and "must be led before a Deni" in r.reason
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_trick_calls_for_its_card_from_the_followers_until_it_is_played(seed):
+    """``Table.called_of``: a Deni's called card, or a sacrifice's, from followers still to
+    play; never from the Deni-giver; nothing once it is in the trick. Its holder, playing
+    it, was asked for it."""
+    rec = table_view(simulate("ganjifa", 4, {}, seed))
+    ref = g.TableReferee(4)
+    seen = 0
+    for move in rec.moves:
+        t = ref.picture.table
+        called = {seat: t.called_of(seat) for seat in range(4)}
+        wanted = (t.deni.called if t.kind is g.Kind.DENI and t.deni is not None
+                  else t.target if t.kind is g.Kind.SACRIFICE else None)
+        if t.kind is g.Kind.DENI and t.deni is not None:
+            assert called[t.deni.giver] is None  # "must play another card of the same suit"
+        in_trick = any(c == wanted for _, c in t.trick)
+        for seat, card in called.items():
+            assert card in (None, wanted)
+            assert card is None or (seat in t.queue and not in_trick)
+        if wanted is not None and wanted in move.cards and move.action in ("follow", "double"):
+            assert called[move.player] == wanted
+            seen += 1
+        ref.observe(move)
+    assert seen
