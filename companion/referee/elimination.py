@@ -29,8 +29,8 @@ from companion.cards import Card
 from companion.referee.values import parse_card
 from companion.vision.track import TrackEvent
 
-# Why a card no reading put there is offered first: it lay face up before the player and was
-# taken (``taken_from_view``), or the trick calls for it (``expected_of``)
+# Why a card no reading put there is offered: it lay face up before the player and was taken
+# (``taken_from_view``), or the trick calls for it (``expected_of``)
 TAKEN = "was lying face up"
 CALLED = "called for"
 
