@@ -264,3 +264,22 @@ def test_a_reading_is_worded_for_people_and_one_that_names_no_card_is_kept():
     assert card_words("matsya-10") == "10 of Matsya"
     assert card_words("cheng-raja") == "Raja of Cheng"
     assert card_words("smudge") == "smudge"  # an odd reading is shown, never an error
+
+
+def test_a_doubt_on_the_next_ring_position_says_which_cards_could_lie_there():
+    """Kendra Kari: the card played to the next position shares suit or rank with the last
+    card, so a doubt there carries the cards that could be it (``Referee.could``, from
+    ``TableReferee.could_lie``): the card laid is among them, with at most 17 others."""
+    moves = table_view(simulate("kendra-kari", 4, {}, 3)).moves
+    k = next(i for i, m in enumerate(moves) if i > 2 and m.action == "play")
+    ref = Referee("kendra-kari", 4)
+    show = TableShow(ref)
+    for move in moves[:k]:
+        show.kendra_kari(move)
+    card, zone = moves[k].cards[0], f"pos{moves[k].target}"
+    f = show.frame + 10
+    ev = TrackEvent("unsure", None, KK.zone(zone).center_mm, zone, 0.3, f - 5, f, f / 10,
+                    77, candidates=(("surya-2", 0.3),))
+    (asked,) = [o for o in ref.observe([ev], f, f / 10) if o.kind == "unsure"]
+    assert card.id in asked.could and len(asked.could) <= 18
+    assert not {c.id for m in moves[:k] for c in m.cards} & set(asked.could)  # none played

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from companion.cards import Card
 from companion.games import kendra_kari_rules as kk
 from companion.games.base import (
     Event,
@@ -84,6 +85,30 @@ class TableReferee:
     def undo(self) -> None:
         if len(self.history) > 1:
             self.history.pop()
+
+    def could_lie(self, position: int) -> tuple[Card, ...] | None:
+        """The cards, not seen played, that the rules let be laid on ``position`` (7 for
+        Position 7) now: "a card with either the same suit or the same rank as the most
+        recently played card ... on the next position", or on Position 7 one that "also
+        shares its suit or its rank with the card directly opposite". None where the rules
+        leave the card open (the deal, a new phase) or lay nothing there now. A help to find
+        a card, not a verdict: a second card of a two-card turn is judged from the first."""
+        s = self.state
+        last = s.tops[s.last] if s.stage == NORMAL else -1
+        if last < 0:
+            return None
+        index = 0 if position == 7 else position
+        opposite = s.tops[kk.OPP[s.last]] if s.last > 0 else -1
+        if index == kk.NEXT[s.last]:
+            def fits(c: int) -> bool:
+                return kk.matches(c, last)
+        elif index == 0 and opposite >= 0:
+            def fits(c: int) -> bool:
+                return kk.matches(c, last) and kk.matches(c, opposite)
+        else:
+            return None
+        return tuple(card for c, card in enumerate(kk.CARDS)
+                     if fits(c) and not (s.out >> c) & 1)
 
     def observe(self, move: Move) -> Ruling:
         s = self.state

@@ -47,12 +47,12 @@ from companion.games.base import (
 from companion.layouts import Layout, LayoutError, load_layout, load_mat
 from companion.referee.elimination import (
     Elimination,
-    expected_of,
     named_by_elimination,
     offered,
     seen_there,
 )
 from companion.referee.hands import ArmWatcher
+from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.stream import news
@@ -293,7 +293,8 @@ class Referee:
                                  ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
                                  place=place,
-                                 readings=ev.candidates, track=ev.track_id, why=why)]
+                                 readings=ev.candidates, track=ev.track_id, why=why,
+                                 could=could_lie_at(self.engine, ev.zone))]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
             else:  # holds nothing up (more); an answer naming a new card says when it was laid
@@ -485,7 +486,7 @@ class Referee:
                        self._expected(ev))
 
     def _expected(self, ev: TrackEvent) -> tuple[tuple[Card, str], ...]:
-        """See :func:`~companion.referee.elimination.expected_of` (of a card on the seat's
+        """See :func:`~companion.referee.hints.expected_of` (of a card on the seat's
         play spot: one on its Deni spot is a new card to expose)."""
         zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
         seat = zone.seat if zone is not None and zone.kind == "play" else None

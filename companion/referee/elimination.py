@@ -23,16 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from companion.cards import Card
+from companion.referee.hints import TAKEN
 from companion.referee.values import parse_card
 from companion.vision.track import TrackEvent
-
-# Why a card no reading put there is offered: it lay face up before the player and was taken
-# (``taken_from_view``), or the trick calls for it (``expected_of``)
-TAKEN = "was lying face up"
-CALLED = "called for"
 
 
 @dataclass(frozen=True)
@@ -93,7 +88,7 @@ def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
     kumancha-9", without the card that lay there.
 
     ``expected``: the cards the game expects of the laying player, with why
-    (``expected_of``), offered with their reading (0 when the reader has none). A face-up
+    (``hints.expected_of``), offered with their reading (0 when the reader has none). A face-up
     card taken comes first: the reader rarely reads it, since art it does not know is what
     made it unsure. The card a trick calls for comes second, after the best reading (first
     where it is the best): it is right for one follower only, and always first it made a
@@ -112,36 +107,3 @@ def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
     if best and then and then[0][1] >= best[0][1]:  # the reader's own best: first
         best, then = then, best
     return tuple(lead + best + then + rest[1:])
-
-
-def taken_from_view(table: Any, seat: int | None, lying: set[Card]) -> tuple[Card, ...]:
-    """The cards the game (``table``, its picture of a trick game) has lying face up in
-    front of ``seat`` that lie on no spot now (``lying``: the cards seen on the spots):
-    taken to be played, so a card just laid on the seat's spot is likely one of them.
-
-    "[The player] simultaneously places the higher-ranked card face up in front of them ...
-    where it remains visible until such time as it is played." With the model alone on a
-    deck it does not know, that card was asked about on the Deni spot and again when it was
-    played, the second time picked from the deck's list (7 cards on the real-art Ganjifa
-    film, 8 on its second game). Offered first (``offered``), it is one tap.
-    Cards shown at the deal (option ``face_up_deal``) are not: a seat holds six or eight,
-    they would push the reader's readings out, and the table cannot tell when one is
-    played."""
-    exposed = getattr(table, "exposed", ())
-    if seat is None or seat >= len(exposed):
-        return ()
-    return tuple(sorted((c for c in exposed[seat] if c not in lying), key=lambda c: c.id))
-
-
-def expected_of(table: Any, seat: int | None, lying: set[Card]
-                ) -> tuple[tuple[Card, str], ...]:
-    """What the game expects of ``seat``'s next card, with why: the face-up cards it took
-    (``taken_from_view``), then the card the trick in play calls for, which its holder must
-    play (the table's ``called_of``: a Deni's called card, or a sacrifice's), when it lies on
-    no spot. One of the followers holds it, so it is right for one of them."""
-    out = [(c, TAKEN) for c in taken_from_view(table, seat, lying)]
-    called = getattr(table, "called_of", None)
-    card = called(seat) if callable(called) and seat is not None else None
-    if card is not None and card not in lying and all(c != card for c, _ in out):
-        out.append((card, CALLED))
-    return tuple(out)

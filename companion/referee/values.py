@@ -45,8 +45,10 @@ class RefereeOutput:
     # tracker is told as an answer (``TableTracker.name``).
     track: int = -1
     # unsure and doubt: the offered cards no reading put there, with why the game expects
-    # them of the player whose spot it is (``elimination.expected_of``)
+    # them of the player whose spot it is (``hints.expected_of``)
     why: tuple[tuple[str, str], ...] = ()
+    # unsure: the cards the rules let lie there now, to look among first (Kendra Kari)
+    could: tuple[str, ...] = ()
 
     @property
     def move(self) -> Move | None:

@@ -340,7 +340,8 @@ class VisionFeed:
 
 def _which_card(text: str, readings, zone: str | None, frame: int,
                 offered: tuple[str, ...] | None = None, track: int = -1,
-                asked_at: int = -1, why: tuple[tuple[str, str], ...] = ()) -> Observation:
+                asked_at: int = -1, why: tuple[tuple[str, str], ...] = (),
+                could: tuple[str, ...] = ()) -> Observation:
     """A question about the card on ``zone``: one button per offered card (all the
     ``readings`` (card, probability) by default), and "none of these"; the answer goes to
     ``Referee.confirm`` or ``dismiss``. The readings are kept with the question, and the
@@ -358,7 +359,8 @@ def _which_card(text: str, readings, zone: str | None, frame: int,
                        context={"zone": zone, "via": "vision", "frame": frame,
                                 "reading": [[c, q] for c, q in readings],
                                 **({"track": track, "asked_at": asked_at}
-                                   if track >= 0 else {})})
+                                   if track >= 0 else {}),
+                                **({"could": list(could)} if could else {})})
 
 
 def _convert(out, offset: int = 0) -> list[Observation]:
@@ -371,7 +373,7 @@ def _convert(out, offset: int = 0) -> list[Observation]:
     if out.kind == "unsure":
         return [_which_card(f"Which card was laid on {out.place or out.zone}?", out.readings,
                             out.zone, offset + out.frame, out.choices, out.track, out.frame,
-                            out.why)]
+                            out.why, out.could)]
     if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
         return [_which_card(out.text, (), out.zone, offset + out.frame, out.choices,
                             out.track, out.frame, out.why)]

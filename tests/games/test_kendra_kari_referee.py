@@ -273,3 +273,21 @@ def test_after_an_illegal_play_the_referee_follows_the_table_as_seen():
     ref.undo()
     ref.undo()  # the table took the wrong card back
     assert ref.observe(Move(1, "play", (follow,), "1")).reason.startswith("Not your turn")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_cards_that_could_lie_on_a_position_hold_every_card_played_there(seed):
+    """``TableReferee.could_lie``: of the 96, the cards not seen played that match the last
+    card (and, on Position 7, the card opposite it). Every card of a legal game laid on the
+    next position or bridged is among them; a new phase leaves the card open (None)."""
+    from companion.games.kendra_kari_referee import TableReferee
+    ref, checked = TableReferee(4), 0
+    for move in table_view(simulate("kendra-kari", 4, {}, seed)).moves:
+        if move.action in ("play", "bridge"):
+            could = ref.could_lie(int(move.target.split(",")[0]))
+            assert could is not None and move.cards[0] in could and len(could) <= 18
+            checked += 1
+        elif move.action == "start":
+            assert ref.could_lie(7) is None
+        ref.observe(move)
+    assert checked

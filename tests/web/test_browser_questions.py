@@ -89,6 +89,10 @@ def test_a_card_is_given_with_one_tap_on_the_decks_grid(server, page):
         try:
             grid = page.locator(f"{item} details.deck-grid")
             grid.wait_for(timeout=5_000)
+            could = [c for c in p["context"].get("could", []) if c not in offered]
+            shown = grid.locator(".grid-could button").evaluate_all(
+                "bs => bs.map(b => b.dataset.could)")
+            assert shown == could  # the cards the rules let lie there, first (Kendra Kari)
             if not opened:
                 assert not grid.evaluate("d => d.open")  # closed until asked for
                 page.click(f"{item} details.deck-grid summary", timeout=5_000)

@@ -231,3 +231,7 @@ def test_a_card_taken_from_where_it_lay_face_up_is_offered_as_such():
     (question,) = _convert(out)
     assert [c["label"] for c in question.choices] == [
         "9 of Rama (was lying face up)", "2 of Kalki (40%)", "none of these"]
+    assert "could" not in question.context
+    # the cards the rules let lie there travel with the question, for the deck's grid
+    (question,) = _convert(dataclasses.replace(out, could=("rama-9", "rama-3")))
+    assert question.context["could"] == ["rama-9", "rama-3"]

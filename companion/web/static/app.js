@@ -184,7 +184,7 @@ function drawPending(g, box, empty) {
       // answered by its own button: a focused list changes with a typed key or a wheel
       const give = el("button", { type: "button", "data-give": p.id, disabled: "", onclick: () => choose(other.value) }, "that card");
       other.onchange = () => { give.disabled = !other.value; };
-      item.append(other, give, deckGrid(g.cards, offered, choose));
+      item.append(other, give, deckGrid(g.cards, offered, choose, (p.context || {}).could || []));
     }
     box.append(item);
   }
@@ -195,11 +195,16 @@ function drawPending(g, box, empty) {
 // the model does not know the deck's art; opened or closed by the player, it stays so for
 // the questions that follow.
 let gridOpen = null;  // the player's choice, once made
-function deckGrid(cards, offered, choose) {
+// A first row holds the cards the rules let lie there (Kendra Kari: about 14 of the 96).
+function deckGrid(cards, offered, choose, could) {
   const summary = el("summary", {}, "all the cards");
   const box = el("details", { class: "deck-grid" }, summary);
   box.open = gridOpen !== null ? gridOpen : Boolean(App.state && App.state.camera && App.state.camera.art);
   summary.addEventListener("click", () => { gridOpen = !box.open; });  // (before it toggles)
+  const names = new Map(cards.map(([id, name]) => [id, name]));
+  const fits = could.filter((id) => names.has(id) && !offered.has(id));
+  if (fits.length) box.append(el("div", { class: "grid-row grid-could" }, el("span", { class: "grid-suit" }, "could lie here"),
+    ...fits.map((id) => el("button", { type: "button", "data-could": id, onclick: () => choose(id) }, names.get(id)))));
   const rows = new Map();
   for (const [id, name, group] of cards) {
     if (offered.has(id)) continue;
