@@ -284,9 +284,9 @@ class Referee:
         if ev.kind == "unsure":
             if not ev.zone or not self.is_move_zone(ev.zone):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
-            choices = self.choices_for(ev)
-            why = tuple((c.id, w) for c, w in self._expected(ev))
-            names = ", ".join(f"{card_words(c)} ({dict(why).get(c, f'{p:.0%}')})"
+            why = self._expected(ev)
+            choices, because = self.choices_for(ev, why), dict(why)
+            names = ", ".join(f"{card_words(c)} ({because.get(c, f'{p:.0%}')})"
                               for c, p in choices) or "no possible reading"
             place = self.layout.place(ev.zone)
             out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",
@@ -385,14 +385,13 @@ class Referee:
         left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
         Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
         art no played card was seen again on another spot."""
-        expected = self._expected(ev)
-        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED,
-                                              expected))
+        why = self._expected(ev)
+        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED, why))
         place = self.layout.place(ev.zone)
         out = [RefereeOutput("doubt", f"{card.name} was read on {place}, but it has been "
                              "played already: which card lies there?", ev.last_frame,
                              ev.timestamp, choices=choices, zone=ev.zone, place=place,
-                             track=ev.track_id, why=tuple((c.id, w) for c, w in expected))]
+                             track=ev.track_id, why=why)]
         self._doubted.add(ev.track_id)
         return out + self._add_seen(ev, "unsure")
 
@@ -479,13 +478,15 @@ class Referee:
     def _seen_there(self, ev: TrackEvent) -> bool:
         return seen_there(ev, self._here(ev))
 
-    def choices_for(self, ev: TrackEvent) -> tuple[tuple[str, float], ...]:
+    def choices_for(self, ev: TrackEvent, expected: tuple[tuple[str, str], ...] | None = None
+                    ) -> tuple[tuple[str, float], ...]:
         """The readings of an unsure card that the players are offered (see
-        :func:`~companion.referee.elimination.offered`)."""
+        :func:`~companion.referee.elimination.offered`); ``expected``: ``_expected(ev)``,
+        when the caller has it already."""
         return offered(ev, self._here(ev), self._played_elsewhere(ev), OFFERED,
-                       self._expected(ev))
+                       self._expected(ev) if expected is None else expected)
 
-    def _expected(self, ev: TrackEvent) -> tuple[tuple[Card, str], ...]:
+    def _expected(self, ev: TrackEvent) -> tuple[tuple[str, str], ...]:
         """See :func:`~companion.referee.hints.expected_of` (of a card on the seat's
         play spot: one on its Deni spot is a new card to expose)."""
         zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None

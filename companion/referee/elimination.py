@@ -73,7 +73,7 @@ def seen_there(ev: TrackEvent, here: set[Card]) -> bool:
 
 
 def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
-            n: int, expected: tuple[tuple[Card, str], ...] = ()
+            n: int, expected: tuple[tuple[str, str], ...] = ()
             ) -> tuple[tuple[str, float], ...]:
     """The readings of an unsure card that the players are offered: ``n`` of them, and the
     cards the game expects.
@@ -87,7 +87,7 @@ def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
     Kumancha 6 on Position 7, read as the 8, was asked about as "kumancha-8, kumancha-4 or
     kumancha-9", without the card that lay there.
 
-    ``expected``: the cards the game expects of the laying player, with why
+    ``expected``: the cards the game expects of the laying player, (card id, why)
     (``hints.expected_of``), offered with their reading (0 when the reader has none). A face-up
     card taken comes first: the reader rarely reads it, since art it does not know is what
     made it unsure. The card a trick calls for comes second, after the best reading (first
@@ -98,11 +98,11 @@ def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
     if seen_there(ev, here):
         return ev.candidates[:n]
     read = dict(ev.candidates)
-    ids = {c.id for c, _ in expected}
+    ids = {c for c, _ in expected}
     rest = [(c, p) for c, p in ev.candidates
             if c not in ids and ((card := parse_card(c)) is None or not played(card))][:n]
-    lead = [(c.id, read.get(c.id, 0.0)) for c, why in expected if why == TAKEN]
-    then = [(c.id, read.get(c.id, 0.0)) for c, why in expected if why != TAKEN]
+    lead = [(c, read.get(c, 0.0)) for c, why in expected if why == TAKEN]
+    then = [(c, read.get(c, 0.0)) for c, why in expected if why != TAKEN]
     best = rest[:1]
     if best and then and then[0][1] >= best[0][1]:  # the reader's own best: first
         best, then = then, best

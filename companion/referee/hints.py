@@ -36,16 +36,16 @@ def taken_from_view(table: Any, seat: int | None, lying: set[Card]) -> tuple[Car
 
 
 def expected_of(table: Any, seat: int | None, lying: set[Card]
-                ) -> tuple[tuple[Card, str], ...]:
-    """What the game expects of ``seat``'s next card, with why: the face-up cards it took
-    (``taken_from_view``), then the card the trick in play calls for, which its holder must
-    play (the table's ``called_of``: a Deni's called card, or a sacrifice's), when it lies on
-    no spot. One of the followers holds it, so it is right for one of them."""
-    out = [(c, TAKEN) for c in taken_from_view(table, seat, lying)]
+                ) -> tuple[tuple[str, str], ...]:
+    """What the game expects of ``seat``'s next card, as (card id, why): the face-up cards
+    it took (``taken_from_view``), then the card the trick in play calls for, which its
+    holder must play (the table's ``called_of``: a Deni's called card, or a sacrifice's),
+    when it lies on no spot. One of the followers holds it, so it is right for one of them."""
+    out = [(c.id, TAKEN) for c in taken_from_view(table, seat, lying)]
     called = getattr(table, "called_of", None)
     card = called(seat) if callable(called) and seat is not None else None
-    if card is not None and card not in lying and all(c != card for c, _ in out):
-        out.append((card, CALLED))
+    if card is not None and card not in lying and all(c != card.id for c, _ in out):
+        out.append((card.id, CALLED))
     return tuple(out)
 
 
