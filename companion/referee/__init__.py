@@ -165,6 +165,11 @@ class Referee:
             raise RefereeError(f"there is no {seat_name(seat)} in a {self.players}-player game")
         return self._add(Fact("draw", frame, timestamp, seat=seat))
 
+    def tell_shown(self, frame: int = 0, timestamp: float = 0.0) -> list[RefereeOutput]:
+        """The dashboard's tap: the face-up cards of the deal were picked up (Ganjifa's
+        ``face_up_deal``); the shows not yet made are made with the cards seen."""
+        return self._add(Fact("shown", frame, timestamp))
+
     def tell_move(self, move: Move, frame: int = 0, timestamp: float = 0.0
                   ) -> list[RefereeOutput]:
         """A move no camera can see (a pass, a called card), entered on the dashboard."""
@@ -294,7 +299,8 @@ class Referee:
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
                                  place=place,
                                  readings=ev.candidates, track=ev.track_id, why=why,
-                                 could=could_lie_at(self.engine, ev.zone))]
+                                 could=could_lie_at(self.engine, ev.zone,
+                                                    self.layout.zone(ev.zone).seat))]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
             else:  # holds nothing up (more); an answer naming a new card says when it was laid
@@ -314,6 +320,9 @@ class Referee:
             if gone in stack:
                 stack.remove(gone)
             return self._let_go_unanswered(ev.track_id)
+        if ev.kind == "cleared" and ev.zone:
+            # a pile taken up at once goes as its top card: the ones beneath went with it
+            self._table.pop(ev.zone, None)
         if ev.kind != "appeared" or card is None or ev.zone is None:
             return []  # face-down cards, cleared zones and cards off the zones: no moves
         stack = self._table.setdefault(ev.zone, [])

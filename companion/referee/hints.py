@@ -1,6 +1,6 @@
 """What the game itself says a doubtful card may be, for the question about it: the
 face-up cards the laying player took, the card a trick calls for, the cards the rules let
-lie on a ring position. Hints for the players, never a reading: the card is still asked
+lie on a ring position or the table has seen in the laying seat's hand. Hints for the players, never a reading: the card is still asked
 about (``elimination.offered`` places them among the readings)."""
 
 from __future__ import annotations
@@ -49,12 +49,23 @@ def expected_of(table: Any, seat: int | None, lying: set[Card]
     return tuple(out)
 
 
-def could_lie_at(engine: Any, zone: str | None) -> tuple[str, ...]:
-    """The cards the rules let lie on ring position ``zone`` ("pos1".."pos7") now, from the
-    engine's ``could_lie`` (Kendra Kari: about 14 of the 96 on the next position, measured
-    over 40 simulated games), for the players to look among first; () where it says
-    nothing."""
+def could_lie_at(engine: Any, zone: str | None, seat: int | None = None
+                 ) -> tuple[str, ...]:
+    """Cards for the players to look among first, for a doubt on ``zone``; () where the
+    game says nothing. A place to look, not a filter.
+
+    Kendra Kari, ring position ``zone`` ("pos1".."pos7"): the cards the rules let lie there
+    now, from the engine's ``could_lie`` (about 14 of the 96 on the next position,
+    measured over 40 simulated games).
+
+    A trick game, a spot of ``seat``: the cards the table has seen in that seat's hand
+    (``Picture.known``: shown at a face-up deal, or exposed for a Deni), which it may be
+    playing now."""
     could = getattr(engine, "could_lie", None)
-    if not callable(could) or not re.fullmatch(r"pos[1-7]", zone or ""):
-        return ()
-    return tuple(c.id for c in could(int(zone[3:])) or ())
+    if callable(could) and re.fullmatch(r"pos[1-7]", zone or ""):
+        return tuple(c.id for c in could(int(zone[3:])) or ())
+    picture = getattr(engine, "picture", None)
+    known = getattr(picture, "known", None)
+    if callable(known) and seat is not None and seat < getattr(picture.table, "players", 0):
+        return tuple(sorted(c.id for c in known(seat)))
+    return ()

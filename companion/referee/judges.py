@@ -196,16 +196,20 @@ class PerSeatJudge:
         self.ref, self.d = ref, d
         self.waiting_deni: dict[int, Card] = {}
         self.last: dict[int, tuple[Move, int]] = {}  # the latest move, if it was this seat's
+        self.shown: dict[int, list[Card]] = {}  # face-up cards of the deal seen, by seat
 
     def fact(self, f: Fact) -> None:
         if f.kind == "told":
             self._judge([f.move], f, f.move.player)
             return
+        if f.kind == "shown":
+            self._make_shows(f, end=True)
+            return
         zone = self.ref.layout.zone(f.zone)
         if zone.seat is None or f.kind != "laid":
             return
         seat = zone.seat
-        if seat >= self.ref.players:
+        if seat >= self.ref.players or self._shown_card(f, seat):
             return
         eng = self.ref.engine
         if zone.kind == "deni":
@@ -244,6 +248,44 @@ class PerSeatJudge:
                     return
                 eng.observe(last[0])  # not a pair after all: the first card stands
             self._judge(candidates, f, seat)
+
+    def _shown_card(self, f: Fact, seat: int) -> bool:
+        """Whether ``f`` is a face-up card of the deal: "Traditionally, the first and last
+        batch given to each player is dealt face up ... The cards are left on the table for
+        an agreed period ... and then the players pick up all the cards they were dealt."
+
+        Ruling *face-up-batches-on-the-spots*: while the game waits for the face-up
+        batches, a card laid on a seat's play or Deni spot is one of that seat's, up to the
+        count dealt face up; the dashboard asks for them there, one on another. Each seat's
+        ``show`` is made, in turn, once all its cards are seen. The show ends, with what was
+        seen (ruling *shown-as-seen*), at the players' tap "face-up cards picked up"
+        (``Referee.tell_shown``), or at a card beyond a seat's count or one it has shown
+        already, which is then judged as a move."""
+        table = pictured_table(self.ref.engine)
+        if getattr(getattr(table, "phase", None), "value", None) != "show":
+            return False
+        cards = self.shown.setdefault(seat, [])
+        if f.card not in cards and len(cards) < table.rules.face_up_count:
+            cards.append(f.card)
+            self._make_shows(f, end=False)
+            return True
+        self._make_shows(f, end=True)  # a card shown already, or one too many: played
+        return False
+
+    def _make_shows(self, f: Fact, end: bool) -> None:
+        """The seats' ``show`` moves, in the order the game takes them: each once all its
+        face-up cards are seen, or (``end``) every seat left, with the cards seen."""
+        for _ in range(self.ref.players):
+            table = pictured_table(self.ref.engine)
+            if getattr(getattr(table, "phase", None), "value", None) != "show":
+                return
+            seat = table.queue[0]
+            cards = self.shown.get(seat, [])
+            if not end and len(cards) < table.rules.face_up_count:
+                return
+            self._judge([Move(seat, "show", tuple(cards))], f, seat)
+            if pictured_table(self.ref.engine) is table:
+                return  # refused, and the game still waits for it: no use asking again
 
     def _after_a_pass(self, candidates: list[Move], f: Fact, seat: int) -> bool:
         """A card from another seat while the leader may pass: the leader passed (a pass

@@ -247,6 +247,13 @@ def draw():
     return jsonify(ok=True)
 
 
+@bp.post("/shown")
+def shown():
+    """The one-tap "face-up cards picked up" of a Ganjifa deal with face-up batches."""
+    table_call(runtime().table.tell_shown)
+    return jsonify(ok=True)
+
+
 @bp.post("/pending/<int:pending_id>")
 def answer(pending_id: int):
     data = json_body("choice")

@@ -433,6 +433,18 @@ class TableSession:
         if self.answer_hook is not None:
             self.answer_hook("draw", {"via": "vision"}, seat)
 
+    def tell_shown(self) -> None:
+        """The one-tap "face-up cards picked up", for a Ganjifa deal with face-up batches:
+        the camera referee makes the shows it has not made with the cards it saw."""
+        with self.lock:
+            live = self._require_live()
+            if not _showing(pictured_table(live.referee)):
+                raise TableError("the game is not waiting for face-up cards")
+            self.store.announce(live.game_id, "shown", "Told: the face-up cards were picked up")
+        self.bump()
+        if self.answer_hook is not None:
+            self.answer_hook("shown", {"via": "vision"}, None)
+
     # ---- views --------------------------------------------------------------------------
 
     def state_json(self) -> dict[str, Any]:
@@ -467,6 +479,7 @@ class TableSession:
                            "manual": live.manual_state is not None,
                            "moves": moves[-60:], "move_count": len(moves), "turn": turn,
                            "hand_counts": list(hands) if hands is not None else None,
+                           "showing": _showing(pictured),
                            "zones": zone_cards(live.move_events, ref, live.module),
                            "pending": [p.to_json() for p in self.store.pending(live.game_id)],
                            "retracted": self.store.retracted(live.game_id)}
@@ -474,3 +487,8 @@ class TableSession:
                 # for the answer "another card" (see ``answer``)
                 out["game"]["cards"] = answer_cards(live)
             return out
+
+
+def _showing(table: Any) -> bool:
+    """Whether a trick game's table waits for the face-up batches of the deal."""
+    return getattr(getattr(table, "phase", None), "value", None) == "show"

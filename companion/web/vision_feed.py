@@ -319,6 +319,8 @@ class VisionFeed:
                         self._tracker.name(track, str(choice), int(context["asked_at"]))
                 elif kind == "draw":
                     outs = self.referee.tell_draw(choice, frame, ts)
+                elif kind == "shown":
+                    outs = self.referee.tell_shown(frame, ts)
                 else:
                     return []
             except (RefereeError, ValueError) as e:

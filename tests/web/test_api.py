@@ -334,6 +334,21 @@ def test_who_drew_is_told_and_announced(start, client):
     assert client.post("/api/draw", json={"seat": "1"}).status_code == 400
 
 
+def test_the_face_up_cards_picked_up_are_told_while_the_deal_is_shown(start, client):
+    from companion.record import simulate, table_view
+    shows = table_view(simulate("ganjifa", 4, {"face_up_deal": "true"}, 0)).moves[:4]
+    start(client, game="ganjifa", options={"face_up_deal": True})
+    assert client.get("/api/state").get_json()["game"]["showing"] is True
+    assert client.post("/api/shown", json={}).status_code == 200
+    texts = [a["text"] for a in client.get("/api/announcements").get_json()["announcements"]]
+    assert texts[-1] == "Told: the face-up cards were picked up"
+    for m in shows:
+        assert client.post("/api/move", json={"move": m.to_json()}).status_code < 300
+    assert client.get("/api/state").get_json()["game"]["showing"] is False
+    r = client.post("/api/shown", json={})
+    assert r.status_code == 400 and "not waiting for face-up cards" in r.get_json()["error"]
+
+
 def test_trick_games_show_the_cards_left_in_each_hand(start, client):
     from companion.record import simulate, table_view
     rec = table_view(simulate("ganjifa", 4, {}, 0))

@@ -282,6 +282,35 @@ def test_every_page_says_when_the_model_does_not_know_the_deck(server, page, tmp
     assert grid.evaluate("d => d.open")
 
 
+def test_the_face_up_cards_of_the_deal_are_told_picked_up_with_one_tap(server, page, tmp_path):
+    """Ganjifa's traditional face-up deal at a camera (a recording of the empty mat): the
+    Table page asks for the face-up batches on the play spots, and one tap ends the show."""
+    import cv2
+    import numpy as np
+
+    from companion.synth.scene import random_scene_spec, render_scene
+    spec = random_scene_spec(np.random.default_rng(4), source="style-0", mat=True, n_cards=0,
+                             hands=0, lighting="neutral", tilt_max=5.0, game="ganjifa")
+    image = render_scene(spec).image
+    clip = tmp_path / "mat.avi"
+    writer = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"MJPG"), 10,
+                             (image.shape[1], image.shape[0]))
+    for _ in range(600):
+        writer.write(image)
+    writer.release()
+    srv = server("--source", str(clip))
+    srv.post("/api/setup", {"game": "ganjifa", "players": 4, "options": {"face_up_deal": True}})
+    page.goto(srv.url + "/")
+    page.wait_for_selector("#shown", timeout=30_000)
+    assert "lay each player's on their play spot" in page.inner_text("#hands")
+    page.click("#shown")
+    # the camera's referee made the four shows (none seen), so the game no longer waits
+    page.wait_for_selector("#shown", state="detached", timeout=30_000)
+    assert "Told: the face-up cards were picked up" in page.inner_text("#feed")
+    moves = srv.get("/api/state")["game"]["moves"]
+    assert [m["move"]["action"] for m in moves] == ["show"] * 4
+
+
 def test_the_setup_form_can_ask_about_every_doubtful_card(server, page):
     srv = server("--source", "replay", "--demo-speed", str(DEMO_SPEED))
     page.goto(srv.url + "/setup")

@@ -113,6 +113,28 @@ def test_a_card_the_players_name_is_told_to_the_tracker_too(tmp_path):
     assert [r.move for r in feed.referee.rulings()] == [a]
 
 
+def test_the_tap_face_up_cards_picked_up_makes_the_shows_seen(tmp_path):
+    """Ganjifa's face-up deal: the dashboard's tap reaches the feed's referee, which makes
+    the shows with the face-up cards it saw on the spots."""
+    from companion.record import simulate, table_view
+    from companion.referee import Referee
+    from companion.vision.track import TrackEvent
+    options = {"face_up_deal": "true"}
+    first = table_view(simulate("ganjifa", 4, options, 0)).moves[0]
+    feed = VisionFeed(str(tmp_path))
+    feed.referee = Referee("ganjifa", 4, options)
+    centre = feed.referee.layout.zone("play0").center_mm
+    for k, card in enumerate(first.cards[:2]):
+        feed.referee.observe([TrackEvent("appeared", card.id, centre, "play0", 0.99, 10 * k,
+                                         10 * k + 5, k, 1)], 10 * k + 5)
+    assert feed.referee.rulings() == []  # two of six seen: Player 1's show waits
+    feed._last = (40, 2.0)  # the frame the feed has reached when the players tap
+    said = feed.answer("shown", {"via": "vision"}, None)
+    assert [r.move.cards for r in feed.referee.rulings()] == [first.cards[:2], (), (), ()]
+    (story,) = [o for o in said if o.kind == "sync"]  # the moves as the dashboard stores them
+    assert [m["action"] for m in story.context["moves"]] == ["show"] * 4
+
+
 def test_a_recording_played_faster_is_paced_faster_and_judged_in_its_own_time(tmp_path):
     """``serve --demo-speed 4`` played the vision demo at the film's own pace: the capture
     thread paces a recording by the feed's timestamps, and those ignored the speed."""

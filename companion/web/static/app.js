@@ -113,6 +113,13 @@ async function drawTable(st) {
     } }, name)));
     hands.append(row);
   }
+  if (g.showing && !g.manual) {  // Ganjifa's face-up batches (see judges.PerSeatJudge)
+    hands.append(el("div", { class: "drew" },
+      el("span", { class: "muted" }, "Face-up batches: lay each player's on their play spot, one on another. "),
+      el("button", { type: "button", id: "shown", onclick: async () => {
+        try { await api("/api/shown", { json: {} }); } catch (e) { flash(e.message); }
+      } }, "Face-up cards picked up")));
+  }
 }
 function withNames(text, gameId) {
   const g = App.state && App.state.game;
@@ -184,7 +191,9 @@ function drawPending(g, box, empty) {
       // answered by its own button: a focused list changes with a typed key or a wheel
       const give = el("button", { type: "button", "data-give": p.id, disabled: "", onclick: () => choose(other.value) }, "that card");
       other.onchange = () => { give.disabled = !other.value; };
-      item.append(other, give, deckGrid(g.cards, offered, choose, (p.context || {}).could || []));
+      // the ring's rules name the cards that fit; a trick game knows cards seen in the hand
+      const looks = g.game === "kendra-kari" ? "could lie here" : "seen in this hand";
+      item.append(other, give, deckGrid(g.cards, offered, choose, (p.context || {}).could || [], looks));
     }
     box.append(item);
   }
@@ -195,15 +204,15 @@ function drawPending(g, box, empty) {
 // the model does not know the deck's art; opened or closed by the player, it stays so for
 // the questions that follow.
 let gridOpen = null;  // the player's choice, once made
-// A first row holds the cards the rules let lie there (Kendra Kari: about 14 of the 96).
-function deckGrid(cards, offered, choose, could) {
+// A first row holds the cards to look among first (``hints.could_lie_at``), named ``looks``.
+function deckGrid(cards, offered, choose, could, looks) {
   const summary = el("summary", {}, "all the cards");
   const box = el("details", { class: "deck-grid" }, summary);
   box.open = gridOpen !== null ? gridOpen : Boolean(App.state && App.state.camera && App.state.camera.art);
   summary.addEventListener("click", () => { gridOpen = !box.open; });  // (before it toggles)
   const names = new Map(cards.map(([id, name]) => [id, name]));
   const fits = could.filter((id) => names.has(id) && !offered.has(id));
-  if (fits.length) box.append(el("div", { class: "grid-row grid-could" }, el("span", { class: "grid-suit" }, "could lie here"),
+  if (fits.length) box.append(el("div", { class: "grid-row grid-could" }, el("span", { class: "grid-suit" }, looks),
     ...fits.map((id) => el("button", { type: "button", "data-could": id, onclick: () => choose(id) }, names.get(id)))));
   const rows = new Map();
   for (const [id, name, group] of cards) {
