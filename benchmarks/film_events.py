@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from companion.layouts import load_layout
+from companion.referee.values import pictured_table
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
 from companion.vision.pipeline import Pipeline, doubtful_per_frame, served_reuse
@@ -87,6 +88,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                       by_elimination=by_elimination)
     sightings, outputs = [], []
     answered = another = first = 0
+    # a face-up deal: the players tap "face-up cards picked up" once they have (if the
+    # game still waits for them), as the Table page asks
+    tap_at = picked_up_frame(meta) if answer_unsure else None
     waiting: list = []  # questions put to the players, in the order asked
     t0 = time.perf_counter()
     n = 0
@@ -125,6 +129,11 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         waiting = [o for o in waiting if o.track not in settled]
         while waiting and waiting[0].frame + answer_after <= r.frame_index:
             answer(waiting.pop(0), r.frame_index, r.timestamp)
+        if tap_at is not None and r.frame_index >= tap_at:
+            tap_at = None
+            if getattr(getattr(pictured_table(referee.engine), "phase", None), "value",
+                       None) == "show":
+                outputs += referee.tell_shown(r.frame_index, r.timestamp)
     secs = time.perf_counter() - t0
     for o in waiting:  # the questions still open when the film ends
         answer(o, r.frame_index, r.timestamp)
@@ -172,6 +181,17 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "doubts": sum(o.kind == "doubt" for o in outputs),
             "art": (f"{art.sure}/{art.readings}{'' if art.familiar else ' new'}"
                     if art else "-")}
+
+
+def picked_up_frame(meta: dict) -> int | None:
+    """The first frame after a face-up deal's last show with no card on a play spot (the
+    players have picked their face-up cards up), or None for a film without one."""
+    shows = [m["frame"] for m in meta["moves"] if m["move"]["action"] == "show"]
+    if not shows:
+        return None
+    frames = meta["frame_truth"]
+    return next((f for f in range(max(shows), len(frames))
+                 if not any((row[1] or "").startswith("play") for row in frames[f])), None)
 
 
 def lcs(a: list, b: list) -> int:

@@ -50,6 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-moves", type=int, default=None,
                    help="film only the first N moves (the JSON says so)")
     p.add_argument("--hard", action="store_true", help="dim light, more hands, more occlusion")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option, e.g. -o face_up_deal=true (repeatable)")
     p.add_argument("--pace", default="normal", choices=["normal", "brisk"],
                    help="normal: about a second per card; brisk: faster hands and shorter "
                         "pauses (a smaller film), each card still gets its still frames")
@@ -110,6 +112,8 @@ def _synth_scenes(args: argparse.Namespace) -> int:
 
 
 def _synth_game(args: argparse.Namespace) -> int:
+    from companion.commands.rules import _option_pairs
+    from companion.games.base import OptionsError
     from companion.synth.progress import ProgressBar
     from companion.synth.video import VideoError, film_game
     _check_out(args.out, (".mp4", ".avi"))
@@ -117,8 +121,8 @@ def _synth_game(args: argparse.Namespace) -> int:
         info = film_game(args.game, args.players, args.seed, args.out, style=args.style,
                          size=(args.width, args.height), max_moves=args.max_moves,
                          hard=args.hard, pace=args.pace, progress=ProgressBar("frames"),
-                         source=args.source)
-    except VideoError as e:
+                         source=args.source, options=_option_pairs(args.option))
+    except (VideoError, OptionsError) as e:
         raise UsageError(str(e)) from None
     print(f"wrote {args.out} and {info['json']} ({info['frames']} frames)")
     return 0

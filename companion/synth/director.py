@@ -288,18 +288,24 @@ class Director:
 
     def fetch(self, seat: int, zone: str) -> None:
         """Draw: the top card of ``zone`` goes face down into the seat's hand."""
-        self._act(self._fetch, seat, zone)
+        self._act(self._fetch, seat, zone, False)
 
-    def _fetch(self, seat: int, zone: str) -> None:
+    def take_up(self, seat: int, zone: str) -> None:
+        """Every card on ``zone`` goes back into the seat's hand, as it lies (a face-up
+        deal's batches, picked up once everyone has seen them)."""
+        self._act(self._fetch, seat, zone, True)
+
+    def _fetch(self, seat: int, zone: str, whole: bool) -> None:
         rest = self.seats[seat].palm_mm
         top = self.piles[zone][-1] if self.piles[zone] else None
         if top is None:
             raise VideoError(f"the {zone} is empty")
         palm = self._palm_for(seat, top.center_mm)
         self._travel(seat, rest, palm, self._pace(9, 5))
-        placed = self.take(zone)
+        taken = [self.take(zone) for _ in range(len(self.piles[zone]) if whole else 1)]
         self._travel(seat, palm, rest, self._pace(9, 5),
-                     [Placed(placed.card, False, (0.0, 0.0), placed.rotation)])
+                     [Placed(p.card, whole and p.face_up, (0.0, 0.0), p.rotation)
+                      for p in taken])
 
     def sweep(self, seat: int, zones: list[str], to_zone: str) -> None:
         """Gather every card on ``zones`` onto ``to_zone``, face down."""

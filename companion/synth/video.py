@@ -71,6 +71,19 @@ def _ganjifa(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]
     for i, move in enumerate(record.moves[:n_moves]):
         play = f"play{move.player}"
         swept = -1
+        if move.action == "show":  # (option face_up_deal) piled on the play spot
+            for card in move.cards:
+                d.carry(move.player, card, play)
+            landed = len(d.frames)
+            if i + 1 == len(record.moves) or record.moves[i + 1].action != "show":
+                # "The cards are left on the table for an agreed period ... and then the
+                # players pick up all the cards they were dealt."
+                d.pause(int(d.rng.integers(10, 30)))
+                for seat in range(record.players):
+                    d.take_up(seat, f"play{seat}")
+                swept = len(d.frames)
+            yield i, landed, swept
+            continue
         if move.action in ("lead", "follow", "sacrifice", "double"):
             for card in move.cards:
                 d.carry(move.player, card, play, pick_from=d.find(card) if d.find(card) else None)
@@ -93,8 +106,11 @@ def _ganjifa(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]
 def film_game(game: str, players: int, seed: int, out: Path, style: int | None = None,
               size: tuple[int, int] = (960, 540), max_moves: int | None = None,
               hard: bool = False, progress=None, pace: str = "normal",
-              source: str | None = None) -> dict[str, Any]:
+              source: str | None = None, options: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
     """Simulates a game with the rules engine and films it; returns a summary.
+    ``options``: the game's rule options (Ganjifa's ``face_up_deal`` is filmed as each
+    seat's face-up cards piled on its play spot, then taken up).
 
     ``pace``: ``normal`` or ``brisk`` (faster hands, shorter pauses: a smaller film).
     ``source``: a real-art deck (``pysol-mughal``, ``pysol-dashavatara``) played instead
@@ -106,7 +122,7 @@ def film_game(game: str, players: int, seed: int, out: Path, style: int | None =
     if pace not in PACES:
         raise VideoError(f"pace must be one of {', '.join(PACES)}, got {pace!r}")
     try:
-        record = simulate(game, players, seed=seed)
+        record = simulate(game, players, options, seed=seed)
     except (RuleError, ValueError) as e:
         raise VideoError(str(e)) from None
     rng = np.random.default_rng([seed, 7])

@@ -115,6 +115,23 @@ def test_ganjifa_deni_card_is_exposed_on_the_deni_spot(tmp_path):
     assert any(r[1] and r[1].startswith("won") for r in doc["frame_truth"][trick["frame"]])
 
 
+def test_a_face_up_deal_is_piled_on_the_play_spots_then_taken_up(tmp_path):
+    out = tmp_path / "g.mp4"
+    film_game("ganjifa", 4, 0, out, style=3, size=SIZE, max_moves=5,
+              options={"face_up_deal": "true"})
+    doc = json.loads(out.with_suffix(".json").read_text())
+    shows = [m for m in doc["moves"] if m["move"]["action"] == "show"]
+    assert len(shows) == 4 and doc["record"]["options"]["face_up_deal"] is True
+    for m in shows:  # each batch lies face up on its seat's play spot, the last on top
+        seat, cards = m["move"]["player"], m["move"]["cards"]
+        pile = [r[0] for r in doc["frame_truth"][m["frame"]] if r[1] == f"play{seat}"
+                and r[6] == 1]  # (the truth leaves out cards wholly covered)
+        assert pile and pile[-1] == cards[-1] and pile == [c for c in cards if c in pile]
+    lead = doc["moves"][4]
+    on_spots = [r for r in doc["frame_truth"][lead["frame"]] if r[1].startswith("play")]
+    assert [r[0] for r in on_spots] == lead["move"]["cards"]  # the others were taken up
+
+
 def test_filming_is_deterministic(tmp_path):
     a, b = tmp_path / "a.mp4", tmp_path / "b.mp4"
     for out in (a, b):
