@@ -225,29 +225,40 @@ class PerSeatJudge:
         if seat in self.waiting_deni:
             high = self.waiting_deni.pop(seat)
             candidates = [Move(seat, "deni", (f.card, high))]
+        elif self._second_of_two(f, seat):
+            return
         else:
             candidates = [Move(seat, a, (f.card,)) for a in self.ACTIONS]
         if not self._judge(candidates, f, seat, keep_refused=False):
             if self._after_a_pass(candidates, f, seat):
                 return
-            last = self.last.get(seat)
-            if last is not None and len(last[0].cards) == 1:
-                # A second card of the same seat right after its first: the two were one
-                # move (a called card and the card that doubles it).
-                eng.undo()
-                earlier = self.d.outputs[last[1]]
-                if self._judge([Move(seat, "double", (last[0].cards[0], f.card))], f, seat,
-                               keep_refused=False):
-                    self.d.outputs[last[1]] = RefereeOutput(
-                        "superseded", earlier.text + " (the first card of two)",
-                        earlier.frame, earlier.timestamp, earlier.ruling)
-                    out = self.d.outputs[-1]
-                    self.d.outputs[-1] = RefereeOutput(out.kind, out.text, earlier.frame,
-                                                       earlier.timestamp, out.ruling,
-                                                       replaces=True)
-                    return
-                eng.observe(last[0])  # not a pair after all: the first card stands
             self._judge(candidates, f, seat)
+
+    def _second_of_two(self, f: Fact, seat: int) -> bool:
+        """Whether ``f``, a second card of the same seat right after its first, made one
+        move with it (a called card and the card that doubles it), judged so.
+
+        Ruling *double-before-lead*: tried before the card alone. When the doubler is the
+        last to follow, its called card ends the trick and wins it, so the second card
+        would also pass as the winner's next lead; on a filmed face-up-deal game it was
+        judged a sacrifice, and the trick's remaining cards were refused."""
+        last = self.last.get(seat)
+        if last is None or len(last[0].cards) != 1:
+            return False
+        eng = self.ref.engine
+        eng.undo()
+        earlier = self.d.outputs[last[1]]
+        if not self._judge([Move(seat, "double", (last[0].cards[0], f.card))], f, seat,
+                           keep_refused=False):
+            eng.observe(last[0])  # not a pair after all: the first card stands
+            return False
+        self.d.outputs[last[1]] = RefereeOutput(
+            "superseded", earlier.text + " (the first card of two)",
+            earlier.frame, earlier.timestamp, earlier.ruling)
+        out = self.d.outputs[-1]
+        self.d.outputs[-1] = RefereeOutput(out.kind, out.text, earlier.frame,
+                                           earlier.timestamp, out.ruling, replaces=True)
+        return True
 
     def _shown_card(self, f: Fact, seat: int) -> bool:
         """Whether ``f`` is a face-up card of the deal: "Traditionally, the first and last

@@ -218,6 +218,8 @@ def _hand_like(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.nda
     if out.any():
         mat = _median_k(_sample_colour(colour, centers[out], radius, _RING_FAR))
         out[out] = np.abs(mid[out] - mat).max(axis=1) > 25
+    if out.any():
+        out[out] = _plain_to_the_rim(centers[out], radius, colour, mid[out])
     return out
 
 
@@ -235,6 +237,19 @@ _DISC_FACE = _DISC_COARSE * 0.8
 _RING = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (1.2, 1.4)])
 _RING_FAR = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (2.2, 2.6, 3.0)])
 _RING_OUTSIDE = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (1.25, 1.4)])
+# just inside the rim, where a card's face has its border
+_BAND_INSIDE = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (0.86, 0.92)])
+
+
+def _plain_to_the_rim(centers: np.ndarray, radius: float, colour: np.ndarray,
+                      like: np.ndarray) -> np.ndarray:
+    """Whether the band just inside each circle's rim has the colour ``like`` (N, 3): a
+    printed zone ring has the mat there, a palm its own skin, and a card the border of its
+    face. A pale card plain at its centre (a 10 of our art, its emblems in a ring, on a
+    pale mat) was both a zone ring and a palm to the tests below: on a filmed game it lay
+    in full view on a play spot for 50 frames and was never found."""
+    band = _median_k(_sample_colour(colour, centers, radius, _BAND_INSIDE))
+    return np.abs(band - like).max(axis=1) < 20
 
 
 def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
@@ -243,8 +258,9 @@ def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarra
     inner = _sample_colour(colour, centers, radius, _DISC_FACE)  # (N, K, 3)
     out = inner.astype(np.float32).std(axis=1).max(axis=1) < 14  # no art inside
     if out.any():  # (a card's art fails this already; the colours only where it passes)
-        outer = _sample_colour(colour, centers[out], radius, _RING_OUTSIDE)
-        out[out] = np.abs(_median_k(inner[out]) - _median_k(outer)).max(axis=1) < 18
+        outer = _median_k(_sample_colour(colour, centers[out], radius, _RING_OUTSIDE))
+        out[out] = (np.abs(_median_k(inner[out]) - outer).max(axis=1) < 18) \
+            & _plain_to_the_rim(centers[out], radius, colour, outer)
     return out
 
 

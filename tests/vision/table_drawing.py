@@ -23,6 +23,9 @@ class DrawnCard:
     face_down: bool = False
     rim: tuple[int, int, int] = (30, 30, 40)  # a pale card: its face colour
     pips: int = 6  # 1: one emblem on a plain field (the PySolFC decks)
+    face: tuple[int, int, int] = (235, 240, 240)
+    rim_mm: float = 2.5  # the width of the border
+    pip_size: float = 0.18  # of the card's radius
 
 
 @dataclass(frozen=True)
@@ -69,14 +72,15 @@ def draw_card(img: np.ndarray, card: DrawnCard, px_per_mm: float = PX_PER_MM,
     c = (round(card.center_mm[0] * px_per_mm * 16), round(card.center_mm[1] * px_per_mm * 16))
     rng = np.random.default_rng(seed)
     cv2.circle(img, c, int(r * 16), card.rim, -1, cv2.LINE_AA, 4)
-    inner = (90, 60, 140) if card.face_down else (235, 240, 240)
-    cv2.circle(img, c, int((r - 2.5 * px_per_mm) * 16), inner, -1, cv2.LINE_AA, 4)
+    inner = (90, 60, 140) if card.face_down else card.face
+    cv2.circle(img, c, int((r - card.rim_mm * px_per_mm) * 16), inner, -1, cv2.LINE_AA, 4)
     if card.face_down:
         return
     for _ in range(card.pips):  # "pips": a pattern in the card's colour
         a, d = rng.uniform(0, 2 * np.pi), rng.uniform(0, r * 0.55)
         p = (int((c[0] / 16 + d * np.cos(a)) * 16), int((c[1] / 16 + d * np.sin(a)) * 16))
-        cv2.circle(img, p, int(r * 0.18 * 16), card.colour, -1, cv2.LINE_AA, 4)
+        cv2.circle(img, p, max(16, int(r * card.pip_size * 16)), card.colour, -1, cv2.LINE_AA,
+                   4)
 
 
 def draw_hand(img: np.ndarray, tip_mm, px_per_mm: float = PX_PER_MM,
@@ -98,11 +102,17 @@ def draw_hand(img: np.ndarray, tip_mm, px_per_mm: float = PX_PER_MM,
 def render(cards: list[DrawnCard], size=(1280, 720), tilt: float = 0.15, shift=(0.0, 0.0),
            hand_mm=None, noise: float = 3.0, seed: int = 0, brightness: float = 1.0,
            table_colour=(60, 90, 70), noise_seed: int | None = None,
-           shadow: tuple[tuple[float, float], float, float] | None = None) -> DrawnScene:
+           shadow: tuple[tuple[float, float], float, float] | None = None,
+           rings_mm: tuple[tuple[float, float], ...] = ()) -> DrawnScene:
     """``seed`` draws the cards' art, ``noise_seed`` (default: seed) the sensor noise, so a
     video of a still table keeps its cards and changes only its noise. ``shadow``:
-    (centre mm, radius mm, light left) of a soft round shadow over the mat."""
+    (centre mm, radius mm, light left) of a soft round shadow over the mat. ``rings_mm``:
+    zone rings printed on the mat, a card's size, a thin orange line."""
     flat = draw_mat()
+    r = MAT.card_diameter_mm / 2 * PX_PER_MM
+    for x, y in rings_mm:
+        cv2.circle(flat, (int(x * PX_PER_MM), int(y * PX_PER_MM)), int(r), (40, 150, 220),
+                   max(1, int(0.8 * PX_PER_MM)), cv2.LINE_AA)
     for k, card in enumerate(cards):
         draw_card(flat, card, seed=seed * 100000 + int(card.center_mm[0]) * 300 + int(card.center_mm[1]))
     if hand_mm is not None:

@@ -52,6 +52,19 @@ def test_pale_cards_on_the_mat_are_found_in_dim_light(monkeypatch):
     assert _match(_detect(scene).centers_mm, truth)[0] < 6  # why the view is brightened
 
 
+def test_a_card_as_pale_as_the_mat_with_a_border_is_no_zone_ring_or_palm():
+    """A 10 of our art on a filmed game: pale, its emblems small and in a ring, nothing at
+    its centre, the mat's colour; only its border sets it apart. It was taken for a printed
+    zone ring (plain mat inside a circle) and never found. The empty rings stay empty."""
+    mat = (200, 215, 225)
+    cards = [DrawnCard((150.0 + 110 * k, 200.0), (120, 130, 140), rim=(40, 60, 110), pips=10,
+                       face=mat, rim_mm=4.0, pip_size=0.03) for k in range(3)]
+    rings = ((200.0, 310.0), (420.0, 120.0))
+    scene = render(cards, seed=3, rings_mm=rings)
+    truth = np.array([c.center_mm for c in cards])
+    assert _match(_detect(scene).centers_mm, truth) == (3, 0)
+
+
 def test_only_a_dim_view_is_brightened_and_to_a_lit_mat():
     lit = np.full((100, 100), 190, np.uint8)
     assert detect.even_exposure(lit) is lit
