@@ -143,3 +143,32 @@ def test_a_doubt_on_a_seats_spot_offers_the_cards_it_showed_to_look_at_first():
     plain = Referee("ganjifa", 4)
     (asked,) = [o for o in plain.observe([doubt], 10, 1.0) if o.kind == "unsure"]
     assert asked.could == ()
+
+
+def test_a_called_card_shown_at_the_deal_is_offered_to_its_holder_only():
+    """A Deni's or sacrifice's called card whose holder the table saw at the deal is not a
+    button for the other followers (``hints.expected_of`` with ``Picture.known``)."""
+    from companion.games import get_game
+    from companion.referee.hints import expected_of
+    g = get_game("ganjifa")
+    seen = played = 0
+    for seed in range(12):
+        rec = table_view(simulate("ganjifa", 4, OPTIONS, seed))
+        ref = g.TableReferee(4, g.Options(face_up_deal=True))
+        for move in rec.moves:
+            pic = ref.picture
+            t = pic.table
+            for seat in t.queue if t.phase.value == "follow" else ():
+                card = t.called_of(seat)
+                holder = next((q for q in range(4) if card is not None and card in pic.known(q)),
+                              None)
+                if holder is None:
+                    continue
+                seen += 1
+                # (to its holder as called for, or as the card it exposed and took)
+                offered = card.id in dict(expected_of(t, seat, set(), pic.known))
+                assert offered == (seat == holder)
+                assert card.id in dict(expected_of(t, seat, set()))  # without: to all
+                played += seat == move.player and card in move.cards
+            ref.observe(move)
+    assert seen and played

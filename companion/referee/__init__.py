@@ -501,7 +501,8 @@ class Referee:
         zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
         seat = zone.seat if zone is not None and zone.kind == "play" else None
         lying = {c for stack in self._table.values() for c in stack}
-        return expected_of(pictured_table(self.engine), seat, lying)
+        known = getattr(getattr(self.engine, "picture", None), "known", None)
+        return expected_of(pictured_table(self.engine), seat, lying, known)
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played

@@ -6,6 +6,7 @@ about (``elimination.offered`` places them among the readings)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from companion.cards import Card
@@ -35,15 +36,21 @@ def taken_from_view(table: Any, seat: int | None, lying: set[Card]) -> tuple[Car
     return tuple(sorted((c for c in exposed[seat] if c not in lying), key=lambda c: c.id))
 
 
-def expected_of(table: Any, seat: int | None, lying: set[Card]
+def expected_of(table: Any, seat: int | None, lying: set[Card],
+                known: Callable[[int], frozenset[Card]] | None = None
                 ) -> tuple[tuple[str, str], ...]:
     """What the game expects of ``seat``'s next card, as (card id, why): the face-up cards
     it took (``taken_from_view``), then the card the trick in play calls for, which its
     holder must play (the table's ``called_of``: a Deni's called card, or a sacrifice's),
-    when it lies on no spot. One of the followers holds it, so it is right for one of them."""
+    when it lies on no spot. One of the followers holds it, so it is right for one of them;
+    where the table has seen it in another seat's hand (``known``: ``Picture.known``, the
+    cards shown at a face-up deal), it is not offered to this one."""
     out = [(c.id, TAKEN) for c in taken_from_view(table, seat, lying)]
     called = getattr(table, "called_of", None)
     card = called(seat) if callable(called) and seat is not None else None
+    if card is not None and known is not None and any(
+            card in known(q) for q in range(getattr(table, "players", 0)) if q != seat):
+        card = None
     if card is not None and card not in lying and all(c != card.id for c, _ in out):
         out.append((card.id, CALLED))
     return tuple(out)
