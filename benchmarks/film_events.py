@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from companion.layouts import load_layout
-from companion.referee.values import pictured_table
+from companion.referee.values import pictured_table, showing
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
 from companion.vision.pipeline import Pipeline, doubtful_per_frame, served_reuse
@@ -131,8 +131,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             answer(waiting.pop(0), r.frame_index, r.timestamp)
         if tap_at is not None and r.frame_index >= tap_at:
             tap_at = None
-            if getattr(getattr(pictured_table(referee.engine), "phase", None), "value",
-                       None) == "show":
+            if showing(pictured_table(referee.engine)):
                 outputs += referee.tell_shown(r.frame_index, r.timestamp)
     secs = time.perf_counter() - t0
     for o in waiting:  # the questions still open when the film ends

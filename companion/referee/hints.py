@@ -1,7 +1,8 @@
 """What the game itself says a doubtful card may be, for the question about it: the
 face-up cards the laying player took, the card a trick calls for, the cards the rules let
-lie on a ring position or the table has seen in the laying seat's hand. Hints for the players, never a reading: the card is still asked
-about (``elimination.offered`` places them among the readings)."""
+lie on a ring position or the table has seen in the laying seat's hand. Hints for the
+players, never a reading: the card is still asked about (``elimination.offered`` places
+them among the readings)."""
 
 from __future__ import annotations
 

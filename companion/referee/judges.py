@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from companion.cards import Card
 from companion.games.base import Move, Verdict, seat_name
-from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table
+from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table, showing
 
 if TYPE_CHECKING:
     from companion.referee import Referee
@@ -273,7 +273,7 @@ class PerSeatJudge:
         (``Referee.tell_shown``), or at a card beyond a seat's count or one it has shown
         already, which is then judged as a move."""
         table = pictured_table(self.ref.engine)
-        if getattr(getattr(table, "phase", None), "value", None) != "show":
+        if not showing(table):
             return False
         cards = self.shown.setdefault(seat, [])
         if f.card not in cards and len(cards) < table.rules.face_up_count:
@@ -288,7 +288,7 @@ class PerSeatJudge:
         face-up cards are seen, or (``end``) every seat left, with the cards seen."""
         for _ in range(self.ref.players):
             table = pictured_table(self.ref.engine)
-            if getattr(getattr(table, "phase", None), "value", None) != "show":
+            if not showing(table):
                 return
             seat = table.queue[0]
             cards = self.shown.get(seat, [])

@@ -121,6 +121,12 @@ def parse_card(card_id: str | None) -> Card | None:
         return None
 
 
+def showing(table: Any) -> bool:
+    """Whether a trick game's table (``pictured_table``) waits for the face-up batches of
+    the deal (Ganjifa's ``face_up_deal``)."""
+    return getattr(getattr(table, "phase", None), "value", None) == "show"
+
+
 def pictured_table(engine: Any) -> Any:
     """A trick game's table as its referee pictures it (whose turn, the cards played, the
     hand sizes), or None for a game that keeps no picture."""

@@ -27,7 +27,7 @@ from companion.games.base import (
     options_to_json,
     seat_name,
 )
-from companion.referee.values import pictured_table
+from companion.referee.values import pictured_table, showing
 from companion.store import Store, StoreError
 from companion.web.cardinfo import answer_cards, deck_of, move_text, referee_view, zone_cards
 from companion.web.table_values import CameraStatus, _announcement_items, _Live
@@ -438,7 +438,7 @@ class TableSession:
         the camera referee makes the shows it has not made with the cards it saw."""
         with self.lock:
             live = self._require_live()
-            if not _showing(pictured_table(live.referee)):
+            if not showing(pictured_table(live.referee)):
                 raise TableError("the game is not waiting for face-up cards")
             self.store.announce(live.game_id, "shown", "Told: the face-up cards were picked up")
         self.bump()
@@ -479,7 +479,7 @@ class TableSession:
                            "manual": live.manual_state is not None,
                            "moves": moves[-60:], "move_count": len(moves), "turn": turn,
                            "hand_counts": list(hands) if hands is not None else None,
-                           "showing": _showing(pictured),
+                           "showing": showing(pictured),
                            "zones": zone_cards(live.move_events, ref, live.module),
                            "pending": [p.to_json() for p in self.store.pending(live.game_id)],
                            "retracted": self.store.retracted(live.game_id)}
@@ -487,8 +487,3 @@ class TableSession:
                 # for the answer "another card" (see ``answer``)
                 out["game"]["cards"] = answer_cards(live)
             return out
-
-
-def _showing(table: Any) -> bool:
-    """Whether a trick game's table waits for the face-up batches of the deal."""
-    return getattr(getattr(table, "phase", None), "value", None) == "show"
