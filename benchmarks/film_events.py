@@ -96,7 +96,10 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     n = 0
     def answer(o, frame: int, timestamp: float) -> None:
         nonlocal answered, another, first, outputs
-        truth = truth_on(meta["frame_truth"], o.frame, o.zone)  # what they saw then
+        # what they saw then; if nothing lay in full view then (a card still landing, a
+        # glimpse the tracker asks about as it went), what lies there as they answer
+        truth = truth_on(meta["frame_truth"], o.frame, o.zone) \
+            or truth_on(meta["frame_truth"], frame, o.zone)
         if truth:
             answered += 1
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
