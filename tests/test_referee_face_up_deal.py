@@ -120,6 +120,25 @@ def test_a_card_beyond_a_seats_face_up_cards_ends_the_show_and_is_judged():
     assert all(r.ruling.verdict is not Verdict.ILLEGAL for r in rulings)
 
 
+def test_a_card_laid_after_its_seats_pile_was_taken_up_is_a_move():
+    """The leader's pile is one card short (laid off the spots) and nobody taps: once its
+    spot was seen empty, its next card, the leading Raja, is the lead, not a face-up card."""
+    rec, shows = _record(0)
+    lead = rec.moves[4]
+    ref = Referee("ganjifa", 4, OPTIONS)
+    show = TableShow(ref)
+    for s in shows:
+        cards = s.cards[1:] if s.player == lead.player else s.cards
+        _pile(show, s.player, cards, track=s.player)
+    for s in shows:
+        _pick_up(show, s.player, s.cards[-1], track=s.player)
+    show.ganjifa(lead)
+    rulings = show.rulings()
+    assert [r.ruling.move.player for r in rulings[:4]] == [0, 1, 2, 3]
+    assert set(rulings[lead.player].ruling.move.cards) == set(shows[lead.player].cards[1:])
+    assert rulings[4].ruling.move == lead and rulings[4].ruling.verdict is Verdict.LEGAL
+
+
 def test_a_doubt_on_a_seats_spot_offers_the_cards_it_showed_to_look_at_first():
     rec, shows = _record(3)
     plays = _plays(rec, 12)

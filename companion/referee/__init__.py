@@ -64,6 +64,7 @@ from companion.referee.values import (
     card_words,
     parse_card,
     pictured_table,
+    showing,
 )
 from companion.vision.motion import MotionMap
 from companion.vision.track import TrackEvent
@@ -323,6 +324,9 @@ class Referee:
         if ev.kind == "cleared" and ev.zone:
             # a pile taken up at once goes as its top card: the ones beneath went with it
             self._table.pop(ev.zone, None)
+            if not self.shared and showing(pictured_table(self.engine)) \
+                    and self.is_move_zone(ev.zone):  # a face-up batch picked up
+                return self._add(Fact("cleared", ev.last_frame, ev.timestamp, zone=ev.zone))
         if ev.kind != "appeared" or card is None or ev.zone is None:
             return []  # face-down cards, cleared zones and cards off the zones: no moves
         stack = self._table.setdefault(ev.zone, [])

@@ -197,6 +197,7 @@ class PerSeatJudge:
         self.waiting_deni: dict[int, Card] = {}
         self.last: dict[int, tuple[Move, int]] = {}  # the latest move, if it was this seat's
         self.shown: dict[int, list[Card]] = {}  # face-up cards of the deal seen, by seat
+        self.picked_up: set[int] = set()  # seats seen taking their face-up cards up
 
     def fact(self, f: Fact) -> None:
         if f.kind == "told":
@@ -204,6 +205,11 @@ class PerSeatJudge:
             return
         if f.kind == "shown":
             self._make_shows(f, end=True)
+            return
+        if f.kind == "cleared":  # (only while the game waits for the face-up batches)
+            seat = self.ref.layout.zone(f.zone).seat
+            if seat is not None and self.shown.get(seat):
+                self.picked_up.add(seat)
             return
         zone = self.ref.layout.zone(f.zone)
         if zone.seat is None or f.kind != "laid":
@@ -270,13 +276,15 @@ class PerSeatJudge:
         count dealt face up; the dashboard asks for them there, one on another. Each seat's
         ``show`` is made, in turn, once all its cards are seen. The show ends, with what was
         seen (ruling *shown-as-seen*), at the players' tap "face-up cards picked up"
-        (``Referee.tell_shown``), or at a card beyond a seat's count or one it has shown
-        already, which is then judged as a move."""
+        (``Referee.tell_shown``), or at a card beyond a seat's count, one it has shown
+        already, or one laid after its pile was taken up (its spots seen empty), which is
+        then judged as a move."""
         table = pictured_table(self.ref.engine)
         if not showing(table):
             return False
         cards = self.shown.setdefault(seat, [])
-        if f.card not in cards and len(cards) < table.rules.face_up_count:
+        if seat not in self.picked_up and f.card not in cards \
+                and len(cards) < table.rules.face_up_count:
             cards.append(f.card)
             self._make_shows(f, end=False)
             return True

@@ -80,8 +80,8 @@ class RefereeOutput:
 class Fact:
     """Something the table showed, in order: what the rules are judged on."""
 
-    kind: str  # "laid" | "draw" | "told" | "shown" (Referee.tell_shown) | "unsure" (a card
-    # laid there, not yet named)
+    kind: str  # "laid" | "draw" | "told" | "shown" (Referee.tell_shown) | "cleared" (a
+    # face-up batch taken up) | "unsure" (a card laid there, not yet named)
     frame: int
     timestamp: float
     card: Card | None = None
