@@ -92,7 +92,10 @@ def test_a_card_is_given_with_one_tap_on_the_decks_grid(server, page):
             could = [c for c in p["context"].get("could", []) if c not in offered]
             shown = grid.locator(".grid-could button").evaluate_all(
                 "bs => bs.map(b => b.dataset.could)")
-            assert shown == could  # the cards the rules let lie there, first (Kendra Kari)
+            assert shown == could  # the cards to look among first, as the referee said
+            if could:  # named for the game: the ring's rules, or a hand seen at the table
+                looks = "could lie here" if state["game"] == "kendra-kari" else "seen in this hand"
+                assert grid.locator(".grid-could .grid-suit").inner_text() == looks
             if not opened:
                 assert not grid.evaluate("d => d.open")  # closed until asked for
                 page.click(f"{item} details.deck-grid summary", timeout=5_000)
