@@ -404,3 +404,31 @@ def test_a_late_answer_names_the_card_it_was_asked_about_not_the_newest_on_its_s
     ref.confirm(moves[0].cards[0].id, q1.zone, 240, 240 / 30, q1.track)
     assert [r.move for r in ref.rulings()] == moves
     assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+
+
+@pytest.mark.parametrize("seen_again", ["sure", "unsure"])
+def test_an_exposed_deni_card_seen_again_on_its_spot_is_no_new_deni(seen_again):
+    """A sweep hid Player 2's exposed card long enough for the tracker to let it go; back
+    in view, it was a new Deni card (the seat's next card made a second Deni, refused), or
+    a doubt about it held up the game (a filmed three-player game)."""
+    rec = table_view(simulate("ganjifa", 4, {}, 0))
+    moves = [m for m in rec.moves[:14]]
+    deni = moves[8]
+    assert deni.action == "deni" and moves[13].player == deni.player
+    assert all(m.action in ("lead", "follow", "deni") for m in moves)
+    ref = Referee("ganjifa", 4)
+    show = TableShow(ref)
+    for m in moves[:10]:
+        show.ganjifa(m)
+    zone, high = f"deni{deni.player}", deni.cards[1]
+    show.remove(high, zone)  # hidden, and let go
+    if seen_again == "sure":
+        show.lay(high, zone)
+    else:
+        show.frame += 5
+        show.outputs += ref.observe([_doubt(zone, show.frame, 77, (high.id, 0.99))], show.frame)
+        assert ref.waiting_for == ""  # asked, holding nothing up
+    for m in moves[10:]:
+        show.ganjifa(m)
+    assert [o.move for o in show.rulings()] == moves
+    assert all(o.ruling.verdict is not Verdict.ILLEGAL for o in show.rulings())

@@ -378,9 +378,16 @@ class Referee:
         return lambda card: card not in here and self._already_played(card)
 
     def _here(self, ev: TrackEvent) -> set[Card]:
-        """The cards seen on ``ev``'s spot, and the card its track was named."""
+        """The cards seen on ``ev``'s spot, the card its track was named, and on a Deni spot
+        the cards the game has exposed there (a sweep hid one long enough to be taken
+        away, and a glimpse of it back was asked about, holding up the game)."""
         named = parse_card(self._named.get(ev.track_id))
-        return set(self._table.get(ev.zone or "", ())) | ({named} if named else set())
+        here = set(self._table.get(ev.zone or "", ())) | ({named} if named else set())
+        zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
+        exposed = getattr(pictured_table(self.engine), "exposed", ())
+        if zone is not None and zone.kind == "deni" and zone.seat < len(exposed):
+            here |= exposed[zone.seat]
+        return here
 
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
         out = [RefereeOutput("named", named.text(self.layout.place(ev.zone)), ev.last_frame,

@@ -219,6 +219,11 @@ class PerSeatJudge:
             return
         eng = self.ref.engine
         if zone.kind == "deni":
+            exposed = getattr(pictured_table(eng), "exposed", ())
+            if seat < len(exposed) and f.card in exposed[seat]:
+                # its own exposed card seen again (a sweep or a hand hid it a while): on a
+                # filmed three-player game it made the seat's next card a second Deni
+                return
             last = self.last.get(seat)
             if last is not None and last[0].action == "lead" and len(last[0].cards) == 1:
                 # the low card was led first: the two together were a Deni
