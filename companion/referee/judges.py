@@ -225,8 +225,10 @@ class PerSeatJudge:
                 # filmed three-player game it made the seat's next card a second Deni
                 return
             last = self.last.get(seat)
-            if last is not None and last[0].action == "lead" and len(last[0].cards) == 1:
-                # the low card was led first: the two together were a Deni
+            if last is not None and last[0].action in ("lead", "sacrifice") \
+                    and len(last[0].cards) == 1:
+                # the low card was led first (alone it passed as a lead, or as a sacrifice
+                # of a beatable card): the two together were a Deni
                 eng.undo()
                 del self.d.outputs[last[1]]
                 self._judge([Move(seat, "deni", (last[0].cards[0], f.card))], f, seat)
