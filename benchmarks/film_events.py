@@ -87,7 +87,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     referee = Referee(rec.game, rec.players, rec.options, layout,
                       by_elimination=by_elimination)
     sightings, outputs = [], []
-    answered = another = first = 0
+    answered = another = first = dismissed = 0
     # a face-up deal: the players tap "face-up cards picked up" once they have (if the
     # game still waits for them), as the Table page asks
     tap_at = picked_up_frame(meta) if answer_unsure else None
@@ -95,7 +95,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     t0 = time.perf_counter()
     n = 0
     def answer(o, frame: int, timestamp: float) -> None:
-        nonlocal answered, another, first, outputs
+        nonlocal answered, another, first, dismissed, outputs
         # what they saw then; if nothing lay in full view then (a card still landing, a
         # glimpse the tracker asks about as it went), what lies there as they answer
         truth = truth_on(meta["frame_truth"], o.frame, o.zone) \
@@ -106,6 +106,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             another += truth not in o.choices  # chosen from the deck's other cards
             outputs += referee.confirm(truth, o.zone, frame, timestamp, o.track)
             pipe.tracker.name(o.track, truth, o.frame)  # as the dashboard tells it
+        else:  # no card there then or now: "none of these"
+            dismissed += 1
+            outputs += referee.dismiss(o.zone, o.track)
 
     def frames():
         for frame in open_source(str(video)).frames():
@@ -176,7 +179,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "wrong_card_ids": sorted(wrong_cards), "missed_ids": sorted(missed),
             "sightings": len(seen), "wrong_cards": len(wrong_cards), "missed": len(missed),
             "unsure": sum(e.kind == "unsure" for e in sightings), "named": len(named),
-            "answered": answered, "another": another, "first": first,
+            "answered": answered, "another": another, "first": first, "dismissed": dismissed,
             "questions": sum(o.kind == "question" for o in referee.outputs),
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),

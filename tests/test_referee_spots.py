@@ -432,3 +432,21 @@ def test_an_exposed_deni_card_seen_again_on_its_spot_is_no_new_deni(seen_again):
         show.ganjifa(m)
     assert [o.move for o in show.rulings()] == moves
     assert all(o.ruling.verdict is not Verdict.ILLEGAL for o in show.rulings())
+
+
+def test_two_cards_seen_laid_together_are_judged_in_turn_order():
+    """Ruling *together-in-turn-order*: the next-but-one player's card seen 2 frames before
+    the next player's (a hand resting near it in dim light) is not refused as out of turn."""
+    a, b, c = _gj_moves(3)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    ref.observe([dataclasses.replace(_gj_ev("appeared", c, 62, 2), since=60)], 62)
+    ref.observe([dataclasses.replace(_gj_ev("appeared", b, 64, 1), since=62)], 64)
+    assert [r.move for r in ref.rulings()] == [a, b, c]
+    assert all(r.verdict is not Verdict.ILLEGAL for r in ref.rulings())
+    # further apart than that, the order seen stands: the early card was out of turn
+    ref = Referee("ganjifa", 4)
+    ref.observe([_gj_ev("appeared", a, 30, 0)], 30)
+    ref.observe([dataclasses.replace(_gj_ev("appeared", c, 62, 2), since=60)], 62)
+    ref.observe([dataclasses.replace(_gj_ev("appeared", b, 90, 1), since=88)], 90)
+    assert ref.rulings()[1].verdict is Verdict.ILLEGAL

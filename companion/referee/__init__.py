@@ -30,6 +30,7 @@ and stays in that state until the table matches again (``resync``).
 """
 
 
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -471,10 +472,8 @@ class Referee:
         self.engine = self._fresh_engine()
         d = Derivation()
         judge = KendraKariJudge(self, d) if self.shared else PerSeatJudge(self, d)
-        for fact in self._facts:
-            if fact.kind == "unsure":
-                break  # what follows an unnamed card waits for its name
-            judge.fact(fact)
+        # (what follows an unnamed card waits for its name)
+        judge.facts(list(itertools.takewhile(lambda f: f.kind != "unsure", self._facts)))
         self._derived = d
 
     def _stage(self) -> str:

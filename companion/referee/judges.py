@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from companion.referee import Referee
 
 
+# Two cards of different seats seen laid within this many frames of each other (a third of a
+# second at 30 fps) are judged in turn order (``PerSeatJudge.facts``)
+TOGETHER = 10
+
+
 class KendraKariJudge:
     """The shared ring: turn order, draws, and the two-card turns that need a question."""
 
@@ -53,6 +58,10 @@ class KendraKariJudge:
         self.d.questions[index] = ordered
         picked = self.ref._answers.get(index, 0)
         return choices.index(ordered[picked])
+
+    def facts(self, facts: list[Fact]) -> None:
+        for f in facts:
+            self.fact(f)
 
     def fact(self, f: Fact) -> None:
         i = f.serial  # a question about this fact is known by it
@@ -198,6 +207,33 @@ class PerSeatJudge:
         self.last: dict[int, tuple[Move, int]] = {}  # the latest move, if it was this seat's
         self.shown: dict[int, list[Card]] = {}  # face-up cards of the deal seen, by seat
         self.picked_up: set[int] = set()  # seats seen taking their face-up cards up
+
+    def facts(self, facts: list[Fact]) -> None:
+        """Judge ``facts`` in order, but for two cards of different seats laid together.
+
+        Ruling *together-in-turn-order*: two cards seen laid within ``TOGETHER`` frames of
+        each other, the later by the seat whose turn it is, are judged in turn order. The
+        camera cannot tell which of two hands laying at once came first, and a hand resting
+        near a card makes the tracker see it later: on a filmed game in dim light Player 1's
+        card was seen 2 frames after Player 2's, Player 2's was refused as out of turn, and
+        the trick came apart (35 refused moves after it)."""
+        i = 0
+        while i < len(facts):
+            a, b = facts[i], facts[i + 1] if i + 1 < len(facts) else None
+            if b is not None and self._out_of_turn_pair(a, b):
+                self.fact(b)
+                self.fact(a)
+                i += 2
+                continue
+            self.fact(a)
+            i += 1
+
+    def _out_of_turn_pair(self, a: Fact, b: Fact) -> bool:
+        if a.kind != "laid" or b.kind != "laid" or b.when - a.when > TOGETHER:
+            return False
+        seats = [self.ref.layout.zone(f.zone).seat for f in (a, b)]
+        turn = getattr(pictured_table(self.ref.engine), "current", None)
+        return None not in seats and seats[0] != seats[1] and turn == seats[1] != seats[0]
 
     def fact(self, f: Fact) -> None:
         if f.kind == "told":
