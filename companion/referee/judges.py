@@ -211,8 +211,9 @@ class PerSeatJudge:
     def facts(self, facts: list[Fact]) -> None:
         """Judge ``facts`` in order, but for two cards of different seats laid together.
 
-        Ruling *together-in-turn-order*: two cards seen laid within ``TOGETHER`` frames of
-        each other, the later by the seat whose turn it is, are judged in turn order. The
+        Ruling *together-in-turn-order*: two cards seen laid on play spots within
+        ``TOGETHER`` frames of each other, the later by the seat whose turn it is, are
+        judged in turn order. The
         camera cannot tell which of two hands laying at once came first, and a hand resting
         near a card makes the tracker see it later: on a filmed game in dim light Player 1's
         card was seen 2 frames after Player 2's, Player 2's was refused as out of turn, and
@@ -231,9 +232,13 @@ class PerSeatJudge:
     def _out_of_turn_pair(self, a: Fact, b: Fact) -> bool:
         if a.kind != "laid" or b.kind != "laid" or b.when - a.when > TOGETHER:
             return False
-        seats = [self.ref.layout.zone(f.zone).seat for f in (a, b)]
+        zones = [self.ref.layout.zone(f.zone) for f in (a, b)]
+        if any(z.kind != "play" for z in zones):  # (a Deni card goes with its seat's lead)
+            return False
+        if zones[0].seat in self.last:  # the seat that just played: a second card of its turn
+            return False
         turn = getattr(pictured_table(self.ref.engine), "current", None)
-        return None not in seats and seats[0] != seats[1] and turn == seats[1] != seats[0]
+        return zones[0].seat != zones[1].seat and turn == zones[1].seat
 
     def fact(self, f: Fact) -> None:
         if f.kind == "told":
