@@ -213,11 +213,10 @@ class PerSeatJudge:
 
         Ruling *together-in-turn-order*: two cards seen laid on play spots within
         ``TOGETHER`` frames of each other, the later by the seat whose turn it is, are
-        judged in turn order. The
-        camera cannot tell which of two hands laying at once came first, and a hand resting
-        near a card makes the tracker see it later: on a filmed game in dim light Player 1's
-        card was seen 2 frames after Player 2's, Player 2's was refused as out of turn, and
-        the trick came apart (35 refused moves after it)."""
+        judged in turn order. The camera cannot tell which of two hands laying at once came
+        first, and a hand resting near a card makes the tracker see it later: on a filmed
+        game in dim light Player 1's card was seen 2 frames after Player 2's, Player 2's was
+        refused as out of turn, and the trick came apart (35 refused moves after it)."""
         i = 0
         while i < len(facts):
             a, b = facts[i], facts[i + 1] if i + 1 < len(facts) else None
