@@ -45,7 +45,7 @@ from companion.games.base import (
     options_from_json,
     seat_name,
 )
-from companion.layouts import Layout, LayoutError, load_layout, load_mat
+from companion.layouts import Layout, LayoutError, Zone, load_layout, load_mat
 from companion.referee.elimination import (
     Elimination,
     named_by_elimination,
@@ -62,7 +62,7 @@ from companion.referee.values import (
     Fact,
     RefereeError,
     RefereeOutput,
-    card_words,
+    offer_label,
     parse_card,
     pictured_table,
     showing,
@@ -283,6 +283,9 @@ class Referee:
     def _has_zone(self, zone_id: str) -> bool:
         return any(z.id == zone_id for z in self.layout.zones)
 
+    def _zone_of(self, ev: TrackEvent) -> Zone | None:
+        return self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
+
     def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
         if ev.kind == "unsure" and self.by_elimination and self.is_move_zone(ev.zone) \
                 and not self._seen_there(ev) \
@@ -293,7 +296,7 @@ class Referee:
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             why = self._expected(ev)
             choices, because = self.choices_for(ev, why), dict(why)
-            names = ", ".join(f"{card_words(c)} ({because.get(c, f'{p:.0%}')})"
+            names = ", ".join(offer_label(c, because.get(c), p)
                               for c, p in choices) or "no possible reading"
             place = self.layout.place(ev.zone)
             out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",
@@ -302,7 +305,7 @@ class Referee:
                                  place=place,
                                  readings=ev.candidates, track=ev.track_id, why=why,
                                  could=could_lie_at(self.engine, ev.zone,
-                                                    self.layout.zone(ev.zone).seat))]
+                                                    self._zone_of(ev).seat))]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
             else:  # holds nothing up (more); an answer naming a new card says when it was laid
@@ -384,7 +387,7 @@ class Referee:
         away, and a glimpse of it back was asked about, holding up the game)."""
         named = parse_card(self._named.get(ev.track_id))
         here = set(self._table.get(ev.zone or "", ())) | ({named} if named else set())
-        zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
+        zone = self._zone_of(ev)
         exposed = getattr(pictured_table(self.engine), "exposed", ())
         if zone is not None and zone.kind == "deni" and zone.seat < len(exposed):
             here |= exposed[zone.seat]
@@ -508,7 +511,7 @@ class Referee:
     def _expected(self, ev: TrackEvent) -> tuple[tuple[str, str], ...]:
         """See :func:`~companion.referee.hints.expected_of` (of a card on the seat's
         play spot: one on its Deni spot is a new card to expose)."""
-        zone = self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
+        zone = self._zone_of(ev)
         seat = zone.seat if zone is not None and zone.kind == "play" else None
         lying = {c for stack in self._table.values() for c in stack}
         known = getattr(getattr(self.engine, "picture", None), "known", None)

@@ -29,8 +29,8 @@ def taken_from_view(table: Any, seat: int | None, lying: set[Card]) -> tuple[Car
     played, the second time picked from the deck's list (7 cards on the real-art Ganjifa
     film, 8 on its second game). Offered first (``offered``), it is one tap.
     Cards shown at the deal (option ``face_up_deal``) are not: a seat holds six or eight,
-    they would push the reader's readings out, and the table cannot tell when one is
-    played."""
+    and they would push the reader's readings out; they are the first row of the deck's
+    grid instead (``could_lie_at``)."""
     exposed = getattr(table, "exposed", ())
     if seat is None or seat >= len(exposed):
         return ()

@@ -335,7 +335,7 @@ class PerSeatJudge:
             cards.append(f.card)
             self._make_shows(f, end=False)
             return True
-        self._make_shows(f, end=True)  # a card shown already, or one too many: played
+        self._make_shows(f, end=True)  # (the seat's show is over: this card is played)
         return False
 
     def _make_shows(self, f: Fact, end: bool) -> None:

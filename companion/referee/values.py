@@ -47,7 +47,8 @@ class RefereeOutput:
     # unsure and doubt: the offered cards no reading put there, with why the game expects
     # them of the player whose spot it is (``hints.expected_of``)
     why: tuple[tuple[str, str], ...] = ()
-    # unsure: the cards the rules let lie there now, to look among first (Kendra Kari)
+    # unsure: the cards to look among first (``hints.could_lie_at``): in Kendra Kari those
+    # the rules let lie there now, in a trick game those seen in the laying seat's hand
     could: tuple[str, ...] = ()
 
     @property
@@ -110,6 +111,13 @@ def card_words(card_id: str) -> str:
     when it names no card."""
     card = parse_card(card_id)
     return card.name if card is not None else card_id
+
+
+def offer_label(card_id: str, why: str | None = None, p: float | None = None) -> str:
+    """How a question names a card it offers: by name, with why the game expects it
+    (``hints.expected_of``) or else how sure the reading is."""
+    note = why or (f"{p:.0%}" if p is not None else "")
+    return f"{card_words(card_id)} ({note})" if note else card_words(card_id)
 
 
 def parse_card(card_id: str | None) -> Card | None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from companion.cards import Card, DeckKind
 from companion.layouts import load_layout
-from companion.referee.values import card_words
+from companion.referee.values import offer_label
 from companion.web.capture import CardOverlay, FeedItem, Observation
 
 if TYPE_CHECKING:
@@ -353,9 +353,8 @@ def _which_card(text: str, readings, zone: str | None, frame: int,
     p = dict(readings)
     cards = offered if offered is not None else tuple(c for c, _ in readings)
     because = dict(why)
-    choices = tuple({"value": c, "label": f"{card_words(c)} ({because[c]})" if c in because
-                     else f"{card_words(c)} ({p[c]:.0%})" if c in p
-                     else card_words(c)} for c in cards)
+    choices = tuple({"value": c, "label": offer_label(c, because.get(c), p.get(c))}
+                    for c in cards)
     return Observation("unsure", text=text,
                        choices=choices + ({"value": "none", "label": "none of these"},),
                        context={"zone": zone, "via": "vision", "frame": frame,
