@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from companion.layouts import load_layout
-from companion.referee.values import pictured_table, showing
+from companion.referee.values import ASKS_FOR_A_CARD, pictured_table, showing
 from companion.vision.detect import CardDetector
 from companion.vision.enroll import enroll_images
 from companion.vision.pipeline import Pipeline, doubtful_per_frame, served_reuse
@@ -42,6 +42,16 @@ def truth_on(frames: list, frame: int, zone: str | None) -> str | None:
     rows = [r for r in frames[min(frame, len(frames) - 1)]
             if r[1] == zone and r[6] and r[0] and r[5] >= 0.5]
     return rows[-1][0] if rows else None
+
+
+def last_laid_on(frames: list, frame: int, zone: str | None) -> str | None:
+    """The last face-up card that lay on ``zone`` before ``frame``, seen or not (what a
+    player says they played, asked about a card the camera never saw)."""
+    for f in range(min(frame, len(frames) - 1), -1, -1):
+        rows = [r for r in frames[f] if r[1] == zone and r[6] and r[0]]
+        if rows:
+            return rows[-1][0]
+    return None
 
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
@@ -98,8 +108,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         nonlocal answered, another, first, dismissed, outputs
         # what they saw then; if nothing lay in full view then (a card still landing, a
         # glimpse the tracker asks about as it went), what lies there as they answer
-        truth = truth_on(meta["frame_truth"], o.frame, o.zone) \
-            or truth_on(meta["frame_truth"], frame, o.zone)
+        truth = (last_laid_on(meta["frame_truth"], o.frame, o.zone) if o.kind == "unseen"
+                 else truth_on(meta["frame_truth"], o.frame, o.zone)
+                 or truth_on(meta["frame_truth"], frame, o.zone))
         if truth:
             answered += 1
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
@@ -129,7 +140,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         outputs += said
         # what the players are asked: the unsure cards the referee could not name, and the
         # readings it doubts (a card already played)
-        waiting += [o for o in said if o.kind in ("unsure", "doubt")] if answer_unsure else []
+        waiting += [o for o in said if o.kind in ASKS_FOR_A_CARD] if answer_unsure else []
         # a question the tracker settled itself leaves the dashboard (``TableSession.settle``)
         settled = {e.track_id for e in r.events if e.kind == "appeared" and e.resolves}
         waiting = [o for o in waiting if o.track not in settled]
@@ -169,6 +180,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
              for f in (e.first_frame, e.last_frame)}
     # a sure reading of a card already played is put to the players too (``doubt``)
     asked |= {truth_on(frames, o.frame, o.zone) for o in outputs if o.kind == "doubt"}
+    # and a card a trick lacked when it was gathered (never seen: a hand lay over it)
+    asked |= {last_laid_on(frames, o.frame, o.zone) for o in outputs if o.kind == "unseen"}
     missed = set(laid_cards) - {e.card_id for e in right} - asked
     rulings = referee.rulings()
     judged = [r.move for r in rulings]
@@ -184,6 +197,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),
             "doubts": sum(o.kind == "doubt" for o in outputs),
+            "unseen": sum(o.kind == "unseen" for o in outputs),
             "art": (f"{art.sure}/{art.readings}{'' if art.familiar else ' new'}"
                     if art else "-")}
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from companion.cli import UsageError
-from companion.referee.values import card_words
+from companion.referee.values import ASKS_FOR_A_CARD, card_words
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -344,7 +344,7 @@ class TerminalAsker:
                 if reply and reply.isdigit() and 1 < int(reply) <= len(o.choices):
                     more += self.referee.answer(o.question_id, int(reply) - 1)
         for o in outputs:
-            if o.kind in ("unsure", "doubt") and self.referee.waits_on(o.zone):
+            if o.kind in ASKS_FOR_A_CARD and self.referee.waits_on(o.zone):
                 more += self._name(o, frame, timestamp)
         for o in more:
             self.write(_referee_line(o) + "\n")
@@ -357,7 +357,9 @@ class TerminalAsker:
         zone, names = asked.zone, list(asked.choices)
         listed = "".join(f"\n  {k}) {card_words(c)} ({c})" for k, c in enumerate(names, 1))
         while True:
-            reply = self._answer(f"Which card was laid on {asked.place or zone}?{listed}\n"
+            which = asked.text if asked.kind == "unseen" else \
+                f"Which card was laid on {asked.place or zone}?"
+            reply = self._answer(f"{which}{listed}\n"
                                  "number, card id, or Enter for none of these: ")
             if reply is None:
                 return []

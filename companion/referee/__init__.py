@@ -209,6 +209,7 @@ class Referee:
         pending = self._pending(zone=zone, track=track if track >= 0 else None)
         if pending is None and (card in stack or self._already_played(card)):
             return []  # a card the game has already: the doubt was about nothing new
+        gathered = pending is not None and self._facts[pending].source == "gathered"
         if pending is not None:
             track = self._facts[pending].track
             self._answered.add(track)
@@ -229,8 +230,11 @@ class Referee:
             stack.remove(covering)
         if track >= 0:
             self._named[track] = card.id
-        if card not in stack and not (track >= 0 and track in self._gone):
+        if card not in stack and not (track >= 0 and track in self._gone) and not gathered:
             stack.append(card)
+        if gathered:  # (a doubled trick may lack another card)
+            return self._name_pending(pending, card, was) + self._gathered_short(frame,
+                                                                                 timestamp)
         if pending is not None:
             return self._name_pending(pending, card, was)
         return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))
@@ -328,9 +332,11 @@ class Referee:
         if ev.kind == "cleared" and ev.zone:
             # a pile taken up at once goes as its top card: the ones beneath went with it
             self._table.pop(ev.zone, None)
-            if not self.shared and showing(pictured_table(self.engine)) \
-                    and self.is_move_zone(ev.zone):  # a face-up batch picked up
-                return self._add(Fact("cleared", ev.last_frame, ev.timestamp, zone=ev.zone))
+            if not self.shared and self.is_move_zone(ev.zone):
+                if showing(pictured_table(self.engine)):  # a face-up batch picked up
+                    return self._add(Fact("cleared", ev.last_frame, ev.timestamp,
+                                          zone=ev.zone))
+                return self._gathered_short(ev.last_frame, ev.timestamp)
         if ev.kind != "appeared" or card is None or ev.zone is None:
             return []  # face-down cards, cleared zones and cards off the zones: no moves
         stack = self._table.setdefault(ev.zone, [])
@@ -353,6 +359,36 @@ class Referee:
         if not self.is_move_zone(ev.zone):
             return []
         return self._add_seen(ev, "laid", card)
+
+    def _gathered_short(self, frame: int, timestamp: float) -> list[RefereeOutput]:
+        """A trick the game still waits on whose cards have all been taken off the spots:
+        the player to play laid a card the camera never saw, and the players are asked
+        which (an ``unseen`` output, answered like an unsure card: ``confirm`` on that
+        player's play spot, or ``dismiss``). What follows waits for the answer.
+
+        Ruling *gathered-unseen*: asked once two or more of the trick's cards were seen
+        (one card taken back is a lead changed, not a trick gathered). On a filmed game in
+        dim light a resting hand hid three followers' cards for as long as they lay there;
+        each trick was swept a card short, that card's player's next lead was taken to end
+        the old trick, and 25 moves were refused and 36 lost."""
+        table = pictured_table(self.engine)
+        trick = getattr(table, "trick", ())
+        seat = getattr(table, "current", None)
+        if len(trick) < 2 or seat is None or self._pending() is not None:
+            return []
+        lying = {c for stack in self._table.values() for c in stack}
+        zone = next((z.id for z in self.layout.zones if z.kind == "play" and z.seat == seat),
+                    None)
+        if zone is None or any(c in lying for _, c in trick):
+            return []
+        known = getattr(getattr(self.engine, "picture", None), "known", None)
+        why = expected_of(table, seat, lying, known)
+        out = [RefereeOutput("unseen", f"{seat_name(seat)}'s card was not seen before the "
+                             "trick was gathered: which card did they play?", frame,
+                             timestamp, choices=tuple(c for c, _ in why), zone=zone,
+                             place=self.layout.place(zone), why=why,
+                             could=could_lie_at(self.engine, zone, seat))]
+        return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered"))
 
     def _let_go_unanswered(self, track: int) -> list[RefereeOutput]:
         """A card the game knew by name, doubted again and taken away before anyone

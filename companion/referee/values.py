@@ -13,13 +13,19 @@ class RefereeError(ValueError):
     """A game without a table layout, bad options, or an answer to no question."""
 
 
+# the outputs the players answer with a card (``Referee.confirm``) or "none of these"
+# (``Referee.dismiss``)
+ASKS_FOR_A_CARD = ("unsure", "doubt", "unseen")
+
+
 @dataclass(frozen=True)
 class RefereeOutput:
     """One item of the referee's stream, for the dashboard, the store and ``replay``."""
 
-    # ruling | question | unsure | doubt | named | draw | desync | resync | correction |
-    # superseded; doubt: a sure reading the game cannot accept (a card already played),
-    # asked about; named: an unsure card named by elimination (referee.elimination)
+    # ruling | question | unsure | doubt | unseen | named | draw | desync | resync |
+    # correction | superseded; doubt: a sure reading the game cannot accept (a card already
+    # played), asked about; unseen: a card a trick lacked when it was gathered, asked
+    # about; named: an unsure card named by elimination (referee.elimination)
     kind: str
     text: str
     frame: int
@@ -34,7 +40,7 @@ class RefereeOutput:
     # turn seen card by card); a consumer that stored that one replaces it. In the live
     # stream such a ruling comes as a "correction".
     replaces: bool = False
-    # doubt and unsure: the zone asked about (answered with ``Referee.confirm``); named
+    # doubt, unsure and unseen: the zone asked about (answered with ``Referee.confirm``); named
     zone: str = ""
     place: str = ""  # the zone in the players' words (``Layout.place``): "Position 3"
     # unsure: the tracker's readings (card, probability), of which ``choices`` are offered
@@ -89,7 +95,9 @@ class Fact:
     zone: str = ""
     seat: int | None = None  # a told draw names the seat; "hand": the seat whose hand it was
     move: Move | None = None  # "told": a move the camera cannot see (a pass), from a person
-    source: str = ""  # "hand": ``seat`` is the seat whose hand was seen doing it
+    # "hand": ``seat`` is the seat whose hand was seen doing it; "gathered": unsure, a card
+    # the trick lacked when it was gathered (``Referee._gathered_short``)
+    source: str = ""
     track: int = -1  # the tracker's track; an unsure fact's later confident reading names it
     since: int = -1  # laid/unsure: the frame the card was first seen there (-1: ``frame``)
     serial: int = -1  # the order it was told in: questions about it are known by this

@@ -375,9 +375,10 @@ def _convert(out, offset: int = 0) -> list[Observation]:
         return [_which_card(f"Which card was laid on {out.place or out.zone}?", out.readings,
                             out.zone, offset + out.frame, out.choices, out.track, out.frame,
                             out.why, out.could)]
-    if out.kind == "doubt":  # the game cannot accept a sure reading: like an unsure card
+    if out.kind in ("doubt", "unseen"):  # a reading the game cannot accept, or a card
+        # the trick lacked when it was gathered: asked like an unsure card
         return [_which_card(out.text, (), out.zone, offset + out.frame, out.choices,
-                            out.track, out.frame, out.why)]
+                            out.track, out.frame, out.why, out.could)]
     if out.kind in ("draw", "desync", "resync", "named"):
         return [Observation("note", text=out.text, context={"prominent": out.kind == "desync"})]
     return []

@@ -1,0 +1,91 @@
+"""Ruling *gathered-unseen*: a trick gathered a card short asks which card the camera
+missed (a hand lay over it), and what follows waits for the answer."""
+
+from __future__ import annotations
+
+import pytest
+from referee_show import TableShow
+
+from companion.games.base import Move, Verdict
+from companion.record import simulate, table_view
+from companion.referee import Referee
+from companion.vision.track import TrackEvent
+
+
+def _opening(seed: int) -> list[Move]:
+    """A 4-player game's moves up to its first pass (a pass shows nothing on the table)."""
+    moves = []
+    for move in table_view(simulate("ganjifa", 4, {}, seed)).moves:
+        if move.action in ("pass", "show"):
+            break
+        moves.append(move)
+    return moves
+
+
+def _sweep(show: TableShow) -> None:
+    """The trick's cards taken off the play spots, each spot then seen empty."""
+    for zone in [z for z in show.table if z.startswith("play")]:
+        for card in list(show.table[zone]):
+            show.remove(card, zone)
+        show.frame += 1
+        centre = show.ref.layout.zone(zone).center_mm
+        show.outputs += show.ref.observe([TrackEvent("cleared", None, centre, zone, 1.0,
+                                                     show.frame, show.frame, show.t)],
+                                         show.frame, show.t)
+        del show.table[zone]
+
+
+def _show_with_one_unseen(seed: int, which: int) -> tuple[TableShow, list[Move], Move]:
+    """The opening shown trick by trick, each trick swept once complete, but for the
+    ``which``-th trick-ending follow: never seen, its trick swept without it."""
+    moves = _opening(seed)
+    show = TableShow(Referee("ganjifa", 4))
+    enders = 0
+    unseen = None
+    for move in moves:
+        ends = move.action == "follow" and len(move.cards) == 1 and \
+            show.ref.engine.picture.table.queue == (move.player,)
+        if ends and enders == which and unseen is None:
+            unseen = move
+            show._tick(move.player)
+            _sweep(show)
+            continue
+        enders += ends
+        show.ganjifa(move)
+        if not show.ref.engine.picture.table.trick and unseen is None:
+            _sweep(show)
+    assert unseen is not None
+    return show, moves, unseen
+
+
+@pytest.mark.parametrize("seed,which", [(0, 1), (3, 2), (5, 0)])
+def test_a_card_a_hand_hid_till_its_trick_was_gathered_is_asked_for(seed, which):
+    show, moves, unseen = _show_with_one_unseen(seed, which)
+    asked = [o for o in show.outputs if o.kind == "unseen"]
+    assert len(asked) == 1  # complete tricks swept asked nothing
+    zone = f"play{unseen.player}"
+    assert asked[0].zone == zone and "not seen" in asked[0].text
+    assert show.ref.waiting_for == zone  # what follows waits: no card judged out of turn
+    assert not [o for o in show.rulings() if o.ruling.verdict is Verdict.ILLEGAL]
+    show.ref.confirm(unseen.cards[0].id, zone, show.frame, show.t)
+    assert [o.move for o in show.rulings()] == moves
+    assert not [o for o in show.rulings() if o.ruling.verdict is Verdict.ILLEGAL]
+    assert unseen.cards[0] not in show.ref._table.get(zone, [])  # gathered, not lying there
+
+
+def test_none_of_these_goes_on_without_the_unseen_card():
+    show, moves, unseen = _show_with_one_unseen(0, 1)
+    zone = f"play{unseen.player}"
+    show.ref.dismiss(zone)
+    assert show.ref.waiting_for == ""
+    assert len(show.rulings()) > moves.index(unseen)  # the moves after it were judged
+
+
+def test_a_lead_taken_back_is_no_trick_gathered():
+    """One card of a trick taken off its spot is a lead changed, not a trick gathered."""
+    moves = _opening(0)
+    show = TableShow(Referee("ganjifa", 4))
+    show.ganjifa(moves[0])
+    _sweep(show)
+    assert not [o for o in show.outputs if o.kind == "unseen"]
+    assert show.ref.waiting_for == ""
