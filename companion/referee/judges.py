@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 # Two cards of different seats seen laid within this many frames of each other (a third of a
 # second at 30 fps) are judged in turn order (``PerSeatJudge.facts``)
 TOGETHER = 10
+# A hand seen drawing before its turn came waits this many frames (3 s at 30 fps) for it
+# (``KendraKariJudge._take_held_draw``)
+HELD_DRAW = 90
 
 
 class KendraKariJudge:
@@ -33,6 +36,8 @@ class KendraKariJudge:
         self.last: tuple[Move, Fact, int] | None = None  # last move, its fact, output index
         self.last_draw: tuple[int, Fact] | None = None  # seat that drew, and when
         self.drawn_played = False  # the last move played a card just drawn
+        # a hand seen drawing out of turn since the last move (``_take_held_draw``)
+        self.held_draw: tuple[int, Fact] | None = None
 
     def _emit_ruling(self, move: Move, fact: Fact, assumed: bool,
                      replaces: RefereeOutput | None = None) -> None:
@@ -72,14 +77,12 @@ class KendraKariJudge:
             return
         if f.kind == "draw":
             seat = s.turn if f.seat is None else f.seat
-            if f.source == "hand" and (seat != s.turn or self.ref._stage() != "normal"):
-                return  # a hand near the stock out of turn, or with no draw to make: passing by
-            self.d.outputs.append(RefereeOutput(
-                "draw", f"{seat_name(seat)} draws from the stock"
-                + (" (seen)" if f.source == "hand" else ""), f.frame, f.timestamp))
-            self._emit_ruling(Move(seat, "draw"), f, False)
-            self.last_draw = (seat, f)
-            self.drawn_played = False
+            if f.source == "hand" and self.ref._stage() != "normal":
+                return  # a hand near the stock with no draw to make: passing by
+            if f.source == "hand" and seat != s.turn:
+                self.held_draw = (seat, f)  # (see ``_take_held_draw``)
+                return
+            self._draw(seat, f)
             return
         target = self.TARGET.get(f.zone)
         if target is None:
@@ -127,6 +130,7 @@ class KendraKariJudge:
                 return
         drawer = getattr(s, "drawer", -1)
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer):
+            since = self.last[1].frame if self.last is not None else -1
             after = self._unseen_draws(f, hand, 1)
             if after is None:  # the hand and the turn order disagree: ask
                 choices = (f"{seat_name(s.turn)}, whose turn it was",
@@ -137,6 +141,8 @@ class KendraKariJudge:
                              f"{seat_name(hand)}?", choices, 1) == 1:
                     after = self._unseen_draws(f, hand, self.ref.players - 1)
             s = after or s
+            if after is not None and self._take_held_draw(f, since):
+                s = eng.state  # it drew, seen, and plays the card drawn
             drawer = getattr(s, "drawer", -1)
         seat, assumed = s.turn, False
         if drawer is not None and drawer >= 0 and drawer != s.turn:
@@ -160,6 +166,36 @@ class KendraKariJudge:
             action = "play"
         self._emit_ruling(Move(seat, action, (f.card,), target), f, assumed)
 
+    def _draw(self, seat: int, f: Fact) -> None:
+        self.d.outputs.append(RefereeOutput(
+            "draw", f"{seat_name(seat)} draws from the stock"
+            + (" (seen)" if f.source == "hand" else ""), f.frame, f.timestamp))
+        self._emit_ruling(Move(seat, "draw"), f, False)
+        self.last_draw = (seat, f)
+        self.drawn_played = False
+
+    def _take_held_draw(self, f: Fact, since: int) -> bool:
+        """Judge the draw of the hand seen at the stock out of turn after the move judged
+        at frame ``since``, now that the draws missed before it are inferred
+        (``_unseen_draws``) and that hand lays ``f``, within ``HELD_DRAW`` frames: the card
+        is the one it drew.
+
+        Ruling *drawn-then-played-after-a-draw-missed*. On a filmed game in dim light
+        Player 4's draw was missed, and Player 1, seen drawing, then played the drawn card:
+        the draw was dropped as out of turn, the card passed as one from the hand, the
+        count of the hands drifted, and the game was ended 17 moves early. A hand seen at
+        the stock out of turn is otherwise passing by: judged at once it was wrong on both
+        fixture Kendra Kari films (a card laid before it seen late; a hand that reached
+        over the stock), so it is judged only with the card that hand then lays."""
+        held, self.held_draw = self.held_draw, None
+        if held is None:
+            return False
+        seat, drew = held
+        if seat != self.ref.engine.state.turn or not since < drew.frame <= f.frame \
+                or f.frame - drew.frame > HELD_DRAW:
+            return False
+        self._draw(seat, drew)
+        return True
 
     def _unseen_draws(self, f: Fact, hand: int, most: int):
         """The hand of the seat after the one to play laid the card: that player cannot

@@ -257,3 +257,32 @@ def test_a_card_taken_from_where_it_lay_face_up_is_offered_as_such():
     # the cards the rules let lie there travel with the question, for the deck's grid
     (question,) = _convert(dataclasses.replace(out, could=("rama-9", "rama-3")))
     assert question.context["could"] == ["rama-9", "rama-3"]
+
+
+def test_a_card_a_trick_was_gathered_without_is_asked_and_answered_on_the_dashboard(tmp_path):
+    """Ruling *gathered-unseen* on the dashboard: the referee's question in its own words,
+    with "none of these"; the answer names the card on that player's spot (no track: the
+    tracker never saw it)."""
+    from companion.record import simulate, table_view
+    from companion.referee import Referee
+    from companion.vision.track import TrackEvent
+    lead, second, third, last = table_view(simulate("ganjifa", 4, {}, 0)).moves[:4]
+    feed = VisionFeed(str(tmp_path))
+    feed.referee = ref = Referee("ganjifa", 4)
+    for k, m in enumerate((lead, second, third)):
+        zone = ref.layout.zone(f"play{m.player}")
+        ref.observe([TrackEvent("appeared", m.cards[0].id, zone.center_mm, zone.id, 0.99,
+                                10 * k, 10 * k + 5, k, k)], 10 * k + 5)
+    said = []
+    for k, m in enumerate((lead, second, third)):  # swept: the spots seen empty
+        zone = ref.layout.zone(f"play{m.player}")
+        said += ref.observe([TrackEvent("removed", m.cards[0].id, zone.center_mm, zone.id,
+                                        1.0, 40, 45 + k, 2.0, k),
+                             TrackEvent("cleared", None, zone.center_mm, zone.id, 1.0, 45 + k,
+                                        45 + k, 2.0)], 45 + k)
+    (question,) = [o for out in said for o in _convert(out)]
+    assert question.kind == "unsure" and question.context["zone"] == f"play{last.player}"
+    assert question.text.startswith(f"Player {last.player + 1}'s card was not seen")
+    assert question.choices[-1]["value"] == "none" and "track" not in question.context
+    feed.answer("unsure", question.context, last.cards[0].id)
+    assert [r.move for r in ref.rulings()] == [lead, second, third, last]

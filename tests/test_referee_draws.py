@@ -1,0 +1,65 @@
+"""Kendra Kari's draws as the camera sees them: a hand that comes in to the stock and turns
+back drew; the referee infers a draw the camera missed from the next one it saw."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from referee_show import TableShow
+
+from companion.record import simulate, table_view
+from companion.referee import Referee
+from companion.vision.motion import MotionMap
+
+
+def test_a_resting_hand_flickering_beside_the_stock_is_not_a_draw():
+    """Player 2 sits at the left edge, beside the stock. Their hand resting there shows in
+    the motion map for a frame now and then (light, noise): it came in by nothing, so it
+    drew nothing, though it is Player 2's turn."""
+    rec = table_view(simulate("kendra-kari", 4, {}, 3))
+    show = TableShow(Referee("kendra-kari", 4))
+    show.kendra_kari(rec.moves[0])  # the deal
+    show.kendra_kari(rec.moves[1])  # Player 1's turn; Player 2's is next
+    assert show.ref.engine.state.turn == 1
+    flicker = np.zeros((252, 356), np.uint8)
+    cv2.rectangle(flicker, (0, 118), (63, 134), 1, -1)  # the left edge to the stock
+    still = MotionMap.still((252, 356), 0.6)
+    for mask in [flicker] + [None] * 8:
+        show.frame += 1
+        show.t += 0.05
+        seen = MotionMap.of(mask.astype(bool), 0.6) if mask is not None else still
+        show.outputs += show.ref.observe([], show.frame, show.t, seen)
+    assert not [o for o in show.outputs if o.kind == "draw" and o.frame > 20]
+
+
+def _missed_draw_then_drawn_and_played(seed: int) -> tuple[list, int]:
+    """A game's moves and the index of a draw followed by the next player's draw and
+    that player's card (the card drawn, played at once)."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    for i in range(1, len(moves) - 2):
+        a, b, c = moves[i:i + 3]
+        if a.action == b.action == "draw" and c.action == "play" \
+                and b.player == c.player != a.player:
+            return moves, i
+    raise AssertionError("no such turn in this game")
+
+
+@pytest.mark.parametrize("seed", [3, 5, 11])
+def test_a_card_drawn_and_played_after_a_draw_missed_is_the_drawn_card(seed):
+    """Ruling *drawn-then-played-after-a-draw-missed*: the camera missed a player's draw,
+    then saw the next player draw and lay a card. That player drew (seen) and played the
+    card drawn; the draw before it was missed."""
+    moves, missed = _missed_draw_then_drawn_and_played(seed)
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for i, move in enumerate(moves):
+        if i == missed:
+            show._tick(move.player)  # the camera never saw this hand
+            continue
+        show.kendra_kari(move, hands=True)
+    assert [o.move for o in show.rulings()] == moves
+    drawer = moves[missed + 1].player
+    draws = [o.text for o in show.outputs if o.kind == "draw"]
+    k = draws.index(f"Player {moves[missed].player + 1} must have drawn from the stock (not "
+                    f"seen: Player {drawer + 1}'s hand laid the next card)")
+    assert draws[k + 1] == f"Player {drawer + 1} draws from the stock (seen)"
