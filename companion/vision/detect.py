@@ -4,8 +4,9 @@ After calibration the table is a flat map in millimetres where every card is a c
 one known diameter (``Mat.card_diameter_mm``). That turns detection into a narrow search:
 a circular Hough transform at a single radius finds candidate centres (partial arcs vote
 too, so touching and overlapping cards are found), and each candidate is then checked
-against the image: how much of its rim shows a radial edge. That rim support is also the
-visible fraction; where two cards overlap, the one whose rim runs unbroken through the
+against the image: how much of its rim shows a radial edge (a candidate a little under the
+bar is searched for a few pixels round: a faint rim puts Hough's peak off the card's
+centre). That rim support is also the visible fraction; where two cards overlap, the one whose rim runs unbroken through the
 overlap is on top. Candidates closer than a third of a diameter are one stack, of which
 only the top (best supported) card is kept; where the one kept has its rim partly hidden,
 a whole card lying on it is looked for nearby, since Hough can put no centre on it. A hand
@@ -38,6 +39,7 @@ from companion.vision.rims import (
     clamp,
     covering_circles,
     distances,
+    recentred,
     rim_support,
     visible_fractions,
 )
@@ -112,8 +114,8 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
     scores = rims.mean(axis=1)
     near = _near_misses(centers, scores, radius, min_score, colour)
     if len(near):
-        centers[near], rims[near] = _recentred(gx, gy, mag, centers[near], radius, slack,
-                                               edge_thr)
+        centers[near], rims[near] = recentred(gx, gy, mag, centers[near], radius, slack,
+                                              edge_thr)
         scores[near] = rims[near].mean(axis=1)
     ok = scores >= min_score
     centers, scores, rims = centers[ok], scores[ok], rims[ok]
@@ -141,11 +143,8 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
     return _Candidates(centers, radius, scores, visible)
 
 
-# Rim support this far below the bar: the circle is searched for nearby (``_recentred``)
+# Rim support this far below the bar: the circle is searched for nearby (``recentred``)
 NEAR_MISS = 0.1
-# coarse then fine: a 5x5 grid 2 px apart, then the 8 pixels round the best of it
-_COARSE = np.array([(dx, dy) for dx in (-4, -2, 0, 2, 4) for dy in (-4, -2, 0, 2, 4)], float)
-_FINE = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)], float)
 
 
 def _near_misses(centers: np.ndarray, scores: np.ndarray, radius: float, min_score: float,
@@ -173,24 +172,6 @@ def _near_misses(centers: np.ndarray, scores: np.ndarray, radius: float, min_sco
         if keep[i]:
             keep[i + 1:] &= ~close[i, i + 1:]
     return near[keep]
-
-
-def _recentred(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, centers: np.ndarray,
-               radius: float, slack: float, edge_thr: float) -> tuple[np.ndarray, np.ndarray]:
-    """Each centre moved to the spot within 5 px whose circle has the most rim support, and
-    that circle's rim samples.
-
-    Hough's peak is a few pixels off the true centre where the rim is faint: a pale card
-    on the pale mat, half in a hand's shadow, had its best Hough circle at 0.54-0.60 of
-    its rim, the circle 3 px and 5 px away at 0.67. It went unseen for 27 frames while it
-    lay there, was taken for gone, and the trick was never completed."""
-    for offsets in (_COARSE, _FINE):
-        trial = (centers[:, None, :] + offsets[None]).reshape(-1, 2)
-        rims = rim_support(gx, gy, mag, trial, radius, slack, edge_thr)
-        best = rims.mean(axis=1).reshape(len(centers), -1).argmax(axis=1)
-        pick = np.arange(len(centers)) * len(offsets) + best
-        centers, found = trial[pick], rims[pick]
-    return centers, found
 
 
 def _unexplained(centers: np.ndarray, scores: np.ndarray, radius: float) -> np.ndarray:
