@@ -9,7 +9,7 @@ from companion.cards import Card
 from companion.games.base import Move, Ruling, Verdict, seat_name
 from companion.layouts import load_layout
 from companion.record import simulate, table_view
-from companion.referee import Referee, RefereeError
+from companion.referee import RING_GRACE_S, Referee, RefereeError
 from companion.referee.mismatch import ring_problems, spot_problems
 from companion.vision.track import TrackEvent
 
@@ -157,6 +157,8 @@ def test_a_card_removed_from_the_ring_is_a_desync():
     zone = f"pos{rec.moves[first_play].target}"
     card = rec.moves[first_play].cards[0]
     show.remove(card, zone)
+    assert not [o for o in show.outputs if o.kind == "desync"]  # a moment: a hand over it
+    show.outputs += ref.observe([], show.frame + 30, show.t + RING_GRACE_S)
     assert show.outputs[-1].kind == "desync"
     show.lay(card, zone)
     assert show.outputs[-1].kind == "resync"

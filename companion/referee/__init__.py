@@ -71,12 +71,16 @@ from companion.referee.values import (
 from companion.vision.motion import MotionMap
 from companion.vision.track import TrackEvent
 
-__all__ = ["Referee", "RefereeError", "RefereeOutput"]
+__all__ = ["RING_GRACE_S", "SPOT_GRACE_S", "Referee", "RefereeError", "RefereeOutput"]
 
 # A refused card on a trick game's spot is said to be a desync only after this long: it is
 # often judged again a moment later, when a card laid before it is named (three times on
 # the real-art Ganjifa film, each within half a second).
 SPOT_GRACE_S = 1.0
+# The same for the Kendra Kari ring: a card hidden for a moment is no card gone. On two filmed
+# games in dim light a resting hand over a position made its card "gone" for 9 and 16 frames,
+# and the players were told the table did not match the game.
+RING_GRACE_S = 1.0
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
@@ -128,7 +132,7 @@ class Referee(Answers):
                                    f"got {len(seat_angles_deg)}")
             stock = next((z.center_mm for z in self.layout.zones if z.kind == "stock"), None)
             self._arms = ArmWatcher(load_mat(self.layout.mat).size_mm, seat_angles_deg, stock)
-        self._sync = SyncWatch(0.0 if self.shared else SPOT_GRACE_S)
+        self._sync = SyncWatch(RING_GRACE_S if self.shared else SPOT_GRACE_S)
         self.engine = self._fresh_engine()
 
     @property

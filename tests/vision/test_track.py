@@ -354,3 +354,16 @@ def test_a_late_answer_names_only_the_card_it_was_asked_about():
     tr.name(again.track_id, "vamana-raja", again.last_frame)
     run(tr, [[(POS["pos2"], Reading("vamana-raja", conf=0.9, topk=on_top))]], start=25)
     assert tr.table == {"pos2": ["vamana-raja"]}
+
+
+def test_a_card_seen_as_two_tracks_is_not_removed_while_one_still_holds_it():
+    """The detector's circle for one card can jump between two spots (a card laid a little
+    off the one beneath): the spot farther off becomes a second track of the same card.
+    Each card exists once, so the first track going is no card taken away."""
+    tr = TableTracker(LAYOUT, stable_frames=3, remove_frames=4)
+    here = (POS["pos3"], Reading("surya-vizier"))
+    there = ((POS["pos3"][0] + 30.0, POS["pos3"][1]), Reading("surya-vizier"))
+    events = run(tr, [[here]] * 5 + [[here, there]] * 5 + [[there]] * 8)
+    assert [e.kind for e in events] == ["appeared", "appeared"]
+    # a card taken away for good still goes
+    assert [e.kind for e in run(tr, [[]] * 6, start=18)] == ["removed", "cleared"]
