@@ -113,7 +113,7 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
     edge_thr = max(20.0, canny_high * 0.5)
     rims = rim_support(gx, gy, mag, centers, radius, slack, edge_thr)
     scores = rims.mean(axis=1)
-    near = _near_misses(centers, scores, radius, min_score, colour) if near_misses else ()
+    near = _near_misses(centers, scores, radius, min_score) if near_misses else ()
     if len(near):
         centers[near], rims[near] = recentred(gx, gy, mag, centers[near], radius, slack,
                                               edge_thr)
@@ -148,22 +148,16 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
 NEAR_MISS = 0.1
 
 
-def _near_misses(centers: np.ndarray, scores: np.ndarray, radius: float, min_score: float,
-                 colour: np.ndarray | None) -> np.ndarray:
+def _near_misses(centers: np.ndarray, scores: np.ndarray, radius: float,
+                 min_score: float) -> np.ndarray:
     """Indices of the circles just under the bar worth searching round: one of each bunch
-    3 px apart (they would find the same circle), and none on a card over the bar (its
+    3 px apart (they would find the same circle), and none on a circle over the bar (its
     stack's top would take them out: the art inside a card gives Hough many centres, and
-    searching round each of them cost 1-3 ms a frame on a table of 20 cards). A printed
-    zone ring over the bar (dropped later as hollow) keeps its near misses: a card laid a
-    little off its spot is one."""
+    searching round each of them cost 1-3 ms a frame on a table of 20 cards)."""
     near = np.flatnonzero((scores < min_score) & (scores >= min_score - NEAR_MISS))
-    over = np.flatnonzero(scores >= min_score)
+    over = centers[scores >= min_score]
     if len(near) and len(over):
-        by = distances(centers[near], centers[over]) <= radius * 0.66
-        under = by.any(axis=0)
-        if colour is not None and under.any():
-            under[under] = ~_hollow(centers[over[under]], radius, colour)
-        near = near[~by[:, under].any(axis=1)]
+        near = near[(distances(centers[near], over) > radius * 0.66).all(axis=1)]
     if len(near) < 2:
         return near
     near = near[np.argsort(-scores[near], kind="stable")]
