@@ -37,7 +37,9 @@ class TableShow:
 
     def _tick(self, player: int) -> None:
         self.t += self.same if player == self.last_player else self.next
-        self.frame = int(self.t * 10)
+        # (a reach counts 20 frames a second: the frames must not run back, or a draw seen
+        # would carry an earlier frame than the card laid before it)
+        self.frame = max(self.frame + 1, int(self.t * 10))
         self.last_player = player
 
     def lay(self, card: Card, zone: str) -> None:

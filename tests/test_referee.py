@@ -29,7 +29,7 @@ def test_kendra_kari_game_seen_on_the_table_is_judged_move_for_move(seed):
     assert any(e.announce for o in show.rulings() for e in o.ruling.events)
 
 
-@pytest.mark.parametrize("seed", [3, 8])
+@pytest.mark.parametrize("seed", [3, 8, 10, 12, 13])
 def test_hands_seen_at_the_stock_and_the_ring_say_who_acts(seed):
     """Draws seen as a hand turning back at the stock, and the hand that lays each card,
     settle every 'who' question: the whole game judged with none asked."""
