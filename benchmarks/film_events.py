@@ -36,11 +36,13 @@ def enrolled_profile(source: str, seed: int, deck, classifier):
     return enroll_images(faces, "table-deck", classifier, back=card_image(source, None, seed, 112))
 
 
-def truth_on(frames: list, frame: int, zone: str | None) -> str | None:
+def truth_on(frames: list, frame: int, zone: str | None, under_a_hand: bool = False
+             ) -> str | None:
     """The face-up card on top of ``zone`` in the film's truth at ``frame`` (what a player
-    answering the dashboard's "which card is this?" would say)."""
+    answering the dashboard's "which card is this?" would say): at least half in view, or
+    (``under_a_hand``) however little of it shows."""
     rows = [r for r in frames[min(frame, len(frames) - 1)]
-            if r[1] == zone and r[6] and r[0] and r[5] >= 0.5]
+            if r[1] == zone and r[6] and r[0] and (under_a_hand or r[5] >= 0.5)]
     return rows[-1][0] if rows else None
 
 
@@ -107,10 +109,12 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     def answer(o, frame: int, timestamp: float) -> None:
         nonlocal answered, another, first, dismissed, outputs
         # what they saw then; if nothing lay in full view then (a card still landing, a
-        # glimpse the tracker asks about as it went), what lies there as they answer
+        # glimpse the tracker asks about as it went), what lies there as they answer; if a
+        # hand rests over it, the card under it (its player knows it)
         truth = (last_laid_on(meta["frame_truth"], o.frame, o.zone) if o.kind == "unseen"
                  else truth_on(meta["frame_truth"], o.frame, o.zone)
-                 or truth_on(meta["frame_truth"], frame, o.zone))
+                 or truth_on(meta["frame_truth"], frame, o.zone)
+                 or truth_on(meta["frame_truth"], o.frame, o.zone, under_a_hand=True))
         if truth:
             answered += 1
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
@@ -175,7 +179,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                    for f in range(lo, hi + 1) for row in frames[f])
     wrong_cards = [e.card_id for e in seen if not there(e)]
     # the done-when of issue 6: every laid card is reported, or asked about (unsure)
-    asked = {truth_on(frames, f, e.zone) for e in sightings
+    asked = {truth_on(frames, f, e.zone, under_a_hand=True) for e in sightings
              if e.kind == "unsure" and (e.zone, e.last_frame) not in named_at
              for f in (e.first_frame, e.last_frame)}
     # a sure reading of a card already played is put to the players too (``doubt``)
