@@ -49,11 +49,8 @@ def truth_on(frames: list, frame: int, zone: str | None, under_a_hand: bool = Fa
 def last_laid_on(frames: list, frame: int, zone: str | None) -> str | None:
     """The last face-up card that lay on ``zone`` before ``frame``, seen or not (what a
     player says they played, asked about a card the camera never saw)."""
-    for f in range(min(frame, len(frames) - 1), -1, -1):
-        rows = [r for r in frames[f] if r[1] == zone and r[6] and r[0]]
-        if rows:
-            return rows[-1][0]
-    return None
+    return next((card for f in range(min(frame, len(frames) - 1), -1, -1)
+                 if (card := truth_on(frames, f, zone, under_a_hand=True))), None)
 
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,

@@ -356,9 +356,9 @@ class TerminalAsker:
         from companion.referee import RefereeError
         zone, names = asked.zone, list(asked.choices)
         listed = "".join(f"\n  {k}) {card_words(c)} ({c})" for k, c in enumerate(names, 1))
+        which = asked.text if asked.kind == "unseen" else \
+            f"Which card was laid on {asked.place or zone}?"
         while True:
-            which = asked.text if asked.kind == "unseen" else \
-                f"Which card was laid on {asked.place or zone}?"
             reply = self._answer(f"{which}{listed}\n"
                                  "number, card id, or Enter for none of these: ")
             if reply is None:

@@ -279,13 +279,12 @@ class Referee(Answers):
         seat = getattr(table, "current", None)
         if len(trick) < 2 or seat is None or self._pending() is not None:
             return []
-        lying = {c for stack in self._table.values() for c in stack}
         zone = next((z.id for z in self.layout.zones if z.kind == "play" and z.seat == seat),
                     None)
+        lying = self._lying()
         if zone is None or any(c in lying for _, c in trick):
             return []
-        known = getattr(getattr(self.engine, "picture", None), "known", None)
-        why = expected_of(table, seat, lying, known)
+        why = self._expected_of(seat)
         out = [RefereeOutput("unseen", f"{seat_name(seat)}'s card was not seen before the "
                              "trick was gathered: which card did they play?", frame,
                              timestamp, choices=tuple(c for c, _ in why), zone=zone,
@@ -432,10 +431,16 @@ class Referee(Answers):
         """See :func:`~companion.referee.hints.expected_of` (of a card on the seat's
         play spot: one on its Deni spot is a new card to expose)."""
         zone = self._zone_of(ev)
-        seat = zone.seat if zone is not None and zone.kind == "play" else None
-        lying = {c for stack in self._table.values() for c in stack}
+        return self._expected_of(zone.seat if zone is not None and zone.kind == "play"
+                                 else None)
+
+    def _lying(self) -> set[Card]:
+        """The cards seen on the spots now."""
+        return {c for stack in self._table.values() for c in stack}
+
+    def _expected_of(self, seat: int | None) -> tuple[tuple[str, str], ...]:
         known = getattr(getattr(self.engine, "picture", None), "known", None)
-        return expected_of(pictured_table(self.engine), seat, lying, known)
+        return expected_of(pictured_table(self.engine), seat, self._lying(), known)
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played
