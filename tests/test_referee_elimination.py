@@ -67,7 +67,8 @@ def test_the_ruling_can_be_turned_off():
 
 
 @pytest.mark.parametrize("why", ["others in play", "too little left", "capped confidence",
-                                 "no bar", "best was played", "already on the spot"])
+                                 "no bar", "best was played", "already on the spot",
+                                 "read again over its card"])
 def test_a_doubt_the_played_cards_do_not_settle_is_asked(why):
     ref, a, b, c = _two_played()
     played = a.cards[0].id
@@ -86,6 +87,11 @@ def test_a_doubt_the_played_cards_do_not_settle_is_asked(why):
           "already on the spot": dataclasses.replace(
               _unsure(a, 90, 5, 0.86, (played, 0.12)),
               candidates=((c.cards[0].id, 0.86), (played, 0.12))),
+          # the card played on that spot, read surely, then doubted on its own track (a
+          # hand resting over it): ruling a-doubt-over-a-laid-card-is-asked
+          "read again over its card": dataclasses.replace(
+              _unsure(b, 90, 1, 0.86, (played, 0.12)),
+              candidates=((c.cards[0].id, 0.86), (played, 0.12)), covers=b.cards[0].id),
           }[why]
     out = ref.observe([ev], 90)
     assert "named" not in [o.kind for o in out]

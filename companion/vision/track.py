@@ -52,7 +52,9 @@ class TrackEvent:
     track_id: int = -1
     # unsure and appeared: the top readings (an appeared card's, should the game doubt it)
     candidates: tuple[tuple[str, float], ...] = ()
-    covers: str | None = None  # appeared: the card it was laid on top of
+    # appeared: the card it was laid on top of; unsure: the card that lay there surely
+    # before its readings turned (a card laid on it, or a hand resting over it)
+    covers: str | None = None
     resolves: bool = False  # appeared: names the card of this track's last unsure event
     # appeared/unsure: the frame the card was first seen where it lies (-1: not known).
     # A doubtful card settles frames after it was laid, maybe after the next player's card.
@@ -416,7 +418,7 @@ class TableTracker:
         t.unsure = True
         t.asked = tuple(c for c, _ in candidates)
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
-                            candidates=candidates)]
+                            covers=covers, candidates=candidates)]
 
     def _twin(self, t: _Track) -> bool:
         """Whether another track near ``t`` (within two match distances, less than a card's

@@ -178,6 +178,15 @@ def test_a_card_laid_on_another_covers_it():
         ("appeared", "cheng-vizier", "cheng-2")]
 
 
+def test_a_doubt_about_a_card_read_surely_says_which_card_lay_there():
+    """The referee's ruling a-doubt-over-a-laid-card-is-asked rests on this."""
+    tr = TableTracker(LAYOUT, stable_frames=3)
+    run(tr, [[(POS["pos6"], Reading("cheng-2"))]] * 4)
+    doubt = Reading("cheng-9", conf=0.5, topk=(("cheng-9", 0.5), ("cheng-8", 0.3)))
+    events = run(tr, [[(POS["pos6"], doubt)]] * 8, start=4)
+    assert [(e.kind, e.covers) for e in events] == [("unsure", "cheng-2")]
+
+
 def test_an_event_says_since_when_its_card_lay_there():
     tr = TableTracker(LAYOUT, stable_frames=3)
     doubtful = [[(POS["pos2"], Reading("surya-4", conf=0.3))]] * 2  # doubtful at first
