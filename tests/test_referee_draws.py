@@ -11,6 +11,7 @@ from referee_show import TableShow
 from companion.record import simulate, table_view
 from companion.referee import Referee
 from companion.vision.motion import MotionMap
+from companion.vision.track import TrackEvent
 
 
 def test_a_resting_hand_flickering_beside_the_stock_is_not_a_draw():
@@ -64,3 +65,35 @@ def test_a_card_drawn_and_played_after_a_draw_missed_is_the_drawn_card(seed):
     k = draws.index(f"Player {moves[missed].player + 1} must have drawn from the stock (not "
                     f"seen: Player {drawer + 1}'s hand laid the next card)")
     assert draws[k + 1] == f"Player {drawer + 1} draws from the stock (seen)"
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_the_hand_that_laid_a_card_is_the_one_before_it_was_seen_not_before_it_was_named(seed):
+    """A doubtful card settles up to a second after it was laid; by then the next player's
+    hand may have reached over its zone. The card is the drawn card of the hand that laid
+    it (the hard Kendra Kari film with a PySolFC profile: the 5 of Cheng, Player 2's drawn
+    card, was taken for Player 3's)."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    k = next(i for i in range(1, len(moves) - 1)
+             if moves[i].action == "draw" and moves[i + 1].action == "play"
+             and moves[i + 1].player == moves[i].player and moves[i + 1].target != "7")
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:k + 1]:
+        show.kendra_kari(move, hands=True)
+    laid = moves[k + 1]
+    zone = f"pos{laid.target}"
+    centre = show.ref.layout.zone(zone).center_mm
+    show._tick(laid.player)
+    show.reach(laid.player, centre)
+    seen_from = show.frame + 1  # the hand has gone: the card is seen from here
+    still = MotionMap.still((252, 356), 0.6)
+    for _ in range(20):  # a second, its readings in doubt
+        show.frame += 1
+        show.t += 0.05
+        show.ref.observe([], show.frame, show.t, still)
+    show.reach((laid.player + 1) % 4, centre)  # the next player's hand passes over it
+    doubt = TrackEvent("unsure", None, centre, zone, 0.4, show.frame - 5, show.frame, show.t,
+                       77, candidates=((laid.cards[0].id, 0.4),), since=seen_from)
+    show.ref.observe([doubt], show.frame, show.t)
+    show.ref.confirm(laid.cards[0].id, zone, show.frame + 1, show.t + 0.1)
+    assert show.rulings()[-1].move == laid

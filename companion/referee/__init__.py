@@ -81,6 +81,9 @@ SPOT_GRACE_S = 1.0
 # games in dim light a resting hand over a position made its card "gone" for 9 and 16 frames,
 # and the players were told the table did not match the game.
 RING_GRACE_S = 1.0
+# Frames after a card was first seen on its spot in which the hand that laid it may still
+# be over its zone (see ``Referee._hand_at``)
+LAID_WITHIN = 10
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
@@ -347,10 +350,18 @@ class Referee(Answers):
                               source=source, track=ev.track_id, since=ev.since))
 
     def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
-        """(the seat whose hand reached the card's zone, "hand"), or (None, "")."""
+        """(the seat whose hand reached the card's zone, "hand"), or (None, "").
+
+        The hand that laid a card came before the card was seen there (``since``), not
+        before its readings settled: a doubtful card settles up to a second later, by when
+        the next player's hand may have passed over its zone. On the hard Kendra Kari film
+        with its PySolFC profile the 5 of Cheng, laid at frame 3207 by Player 2 (the card
+        just drawn) and named at 3226, was taken for Player 3's, whose hand reached past
+        it to the stock; the turns then ran one player off to the end."""
         if self._arms is None:
             return None, ""
-        seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, ev.last_frame)
+        frame = ev.last_frame if ev.since < 0 else min(ev.last_frame, ev.since + LAID_WITHIN)
+        seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, frame)
         return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:
