@@ -99,6 +99,22 @@ def test_a_doubt_the_played_cards_do_not_settle_is_asked(why):
     assert [r.move for r in ref.rulings()] == [a, b]
 
 
+def test_a_doubt_over_a_card_of_a_trick_already_won_is_named():
+    """The next trick's card laid on the spot where the last one's lies (not yet gathered)
+    is a new card: ruling a-doubt-over-a-laid-card-is-asked leaves it to elimination."""
+    moves = list(table_view(simulate("ganjifa", 4, {}, 0)).moves)
+    ref = Referee("ganjifa", 4)
+    ref.observe([_seen(m, 30 * (k + 1), k) for k, m in enumerate(moves[:4])], 120)
+    nxt = moves[4]
+    assert nxt.action == "lead" and len(nxt.cards) == 1
+    under = next(m for m in moves[:4] if m.player == nxt.player).cards[0].id
+    played = moves[0].cards[0].id if moves[0].cards[0].id != under else moves[1].cards[0].id
+    ev = dataclasses.replace(_unsure(nxt, 150, nxt.player, 0.86, (played, 0.12)),
+                             covers=under)
+    out = ref.observe([ev], 150)
+    assert [o.choices for o in out if o.kind == "named"] == [(nxt.cards[0].id,)]
+
+
 def test_elimination_names_only_the_best_reading_and_says_how_sure():
     ref, a, b, c = _two_played()
     ev = _unsure(c, 90, 2, 0.8, (a.cards[0].id, 0.1), (b.cards[0].id, 0.05))
