@@ -37,6 +37,9 @@ WHOLE = 0.9
 # answered three seconds late, the real-art Ganjifa film's tricks were gathered first, and
 # without them 6 of its 120 cards were learnt (112 with them)
 GONE_PICTURES = 64
+# A card unseen this long under a hand may have been taken away and another laid in its
+# place (a bridge's sweep): see track_views.unlike
+HIDDEN_FRAMES = 30
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,9 @@ class _Track:
     liked: dict = field(default_factory=dict)
     before_hand: np.ndarray | None = None
     hand_at: int = -1
+    # since the last hand came, the card went unseen for ``HIDDEN_FRAMES`` or more (under
+    # the hand, or taken away and another laid there): see track_views.unlike
+    hidden: bool = False
 
 
 def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
@@ -292,11 +298,12 @@ class TableTracker:
                 # card laid then): the picture from before its last visit stands.
                 if t.hand_at < frame_index - 1 and (t.before_hand is None
                                                     or t.calm_views >= UNLIKE_VIEWS):
-                    t.before_hand = t.calm
+                    t.before_hand, t.hidden = t.calm, False
                 t.hand_at, t.calm_views = frame_index, 0
             o = matched.get(t.id)
             if o is not None:
                 center, label, conf, topk, evidence, crop = o
+                t.hidden |= frame_index - t.last_seen > HIDDEN_FRAMES
                 t.center = 0.7 * t.center + 0.3 * np.asarray(center, float)
                 t.last_seen, t.missed = frame_index, 0
                 kept = None
@@ -404,7 +411,7 @@ class TableTracker:
         if t.settled:  # a card laid on a settled one came with the readings that changed it
             t.since = first
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
-        t.before_hand = None
+        t.before_hand, t.hidden = None, False
         t.settled_at = frame
         t.picture = sharpest(t.views, label, first)
         candidates = self._candidates(recent)

@@ -376,3 +376,48 @@ def test_a_card_seen_as_two_tracks_is_not_removed_while_one_still_holds_it():
     assert [e.kind for e in events] == ["appeared", "appeared"]
     # a card taken away for good still goes
     assert [e.kind for e in run(tr, [[]] * 6, start=18)] == ["removed", "cleared"]
+
+
+def _pictures() -> tuple[np.ndarray, np.ndarray]:
+    """Two crops of cards alike as two number cards of one suit are (a likeness between
+    the bars of track_views.unlike)."""
+    rng = np.random.default_rng(4)
+    base = cv2.GaussianBlur(rng.uniform(0, 255, (96, 96)).astype(np.float32), (0, 0), 3)
+    other = cv2.GaussianBlur(rng.uniform(0, 255, (96, 96)).astype(np.float32), (0, 0), 3)
+    a = cv2.normalize(base, None, 0, 255, cv2.NORM_MINMAX)
+    b = cv2.normalize(base + 0.75 * other, None, 0, 255, cv2.NORM_MINMAX)
+    return tuple(cv2.cvtColor(x.astype(np.uint8), cv2.COLOR_GRAY2BGR) for x in (a, b))
+
+
+@pytest.mark.parametrize("hidden_frames, laid", [(40, "another"), (40, "the same"),
+                                                 (10, "another")])
+def test_a_named_card_hidden_long_under_a_hand_is_asked_about_unless_it_looks_the_same(
+        hidden_frames, laid):
+    """A bridge's sweep kept a hand over Position 1 for 56 frames: its card was taken away
+    and another of the suit laid there, read as the first had been. A card hidden that long
+    is held to look the same (track_views.SAME_CARD), not merely not unlike."""
+    from companion.vision import track_views
+    first, second = _pictures()
+    like = track_views.likeness(second, first)
+    assert track_views.OTHER_CARD < like < track_views.SAME_CARD
+    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=1.001, keep_pictures=True)
+    still, hand = still_and_hand_over("pos1")
+    reading = Reading("kalki-7", conf=0.6, topk=(("kalki-7", 0.6), ("kalki-2", 0.3)))
+
+    def seen(crop, n, start, motion):
+        events = []
+        for k in range(n):
+            det, cls = frame([(POS["pos1"], reading)])
+            det = replace(det, crops=crop[None])
+            events += tr.update(start + k, (start + k) / 30, det, cls, motion)
+        return events
+
+    (asked,) = seen(first, 12, 0, still)
+    tr.name(asked.track_id, "kalki-2", asked.last_frame)
+    assert seen(first, 8, 12, still) == []
+    run(tr, [[]] * hidden_frames, start=20, motion=[hand] * hidden_frames)
+    events = seen(second if laid == "another" else first, 12, 20 + hidden_frames, still)
+    if laid == "another" and hidden_frames > 30:
+        assert [(e.kind, e.covers) for e in events] == [("unsure", "kalki-2")]
+    else:
+        assert events == [] and tr.table == {"pos1": ["kalki-2"]}
