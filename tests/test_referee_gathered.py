@@ -89,3 +89,30 @@ def test_a_lead_taken_back_is_no_trick_gathered():
     _sweep(show)
     assert not [o for o in show.outputs if o.kind == "unseen"]
     assert show.ref.waiting_for == ""
+
+
+@pytest.mark.parametrize("seed", [0, 3, 5])
+def test_an_unseen_card_goes_before_the_card_refused_for_want_of_it(seed):
+    """The player after the unseen one laid their card before the trick was gathered: it
+    was refused ("... still has to play"). Named, the unseen card goes in its turn, before
+    it, and both are judged right."""
+    moves = _opening(seed)
+    show = TableShow(Referee("ganjifa", 4))
+    for k, move in enumerate(moves):
+        queue = show.ref.engine.picture.table.queue
+        if move.action == "follow" and len(queue) == 2 and queue[0] == move.player \
+                and len(move.cards) == 1 and moves[k + 1].player == queue[1] \
+                and len(moves[k + 1].cards) == 1:
+            break
+        show.ganjifa(move)
+        if not show.ref.engine.picture.table.trick:
+            _sweep(show)
+    unseen, after = moves[k], moves[k + 1]
+    show._tick(unseen.player)  # a resting hand hides it for as long as it lies there
+    show.ganjifa(after)
+    assert show.rulings()[-1].ruling.verdict is Verdict.ILLEGAL  # "still has to play"
+    _sweep(show)
+    (asked,) = [o for o in show.outputs if o.kind == "unseen"]
+    show.ref.confirm(unseen.cards[0].id, asked.zone, show.frame, show.t)
+    assert [o.move for o in show.rulings()] == moves[:k + 2]
+    assert not [o for o in show.rulings() if o.ruling.verdict is Verdict.ILLEGAL]

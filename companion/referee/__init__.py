@@ -276,7 +276,12 @@ class Referee(Answers):
         (one card taken back is a lead changed, not a trick gathered). On a filmed game in
         dim light a resting hand hid three followers' cards for as long as they lay there;
         each trick was swept a card short, that card's player's next lead was taken to end
-        the old trick, and 25 moves were refused and 36 lost."""
+        the old trick, and 25 moves were refused and 36 lost.
+
+        The card goes in its turn, right after the trick's last card seen: on another such
+        film Player 2's card, laid after Player 1's unseen one, had been refused ("Player 1
+        still has to play"), and the answer put Player 1's card after it, which cost the
+        rest of the game."""
         table = pictured_table(self.engine)
         trick = getattr(table, "trick", ())
         seat = getattr(table, "current", None)
@@ -293,7 +298,13 @@ class Referee(Answers):
                              timestamp, choices=tuple(c for c, _ in why), zone=zone,
                              place=self.layout.place(zone), why=why,
                              could=could_lie_at(self.engine, zone, seat))]
-        return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered"))
+        # It was laid in its turn, right after the trick's last card: a card laid after
+        # that and refused for it ("Player 1 still has to play") is judged again after it
+        last = trick[-1][1]
+        after = max((f.when for f in self._facts if f.kind == "laid" and f.card == last),
+                    default=frame - 1)
+        return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered",
+                                    since=min(after + 1, frame)))
 
     def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
         """A test of whether the game has seen a card played, leaving out the cards seen

@@ -128,7 +128,7 @@ class Answers:
         again as the ring was swept after a bridge, nobody answered (the card was gone), and
         the last 5 of the game's 18 moves waited behind it for good (all 18 followed with
         this)."""
-        pending = self._pending(track=track)
+        pending = self._pending(track=track) if track >= 0 else None  # (-1: no track)
         if pending is None or track not in self._named:
             return []
         fact = self._facts.pop(pending)

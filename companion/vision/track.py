@@ -314,6 +314,8 @@ class TableTracker:
                 if crop is not None and not gated and motion is not None:
                     t.calm = kept if kept is not None else crop.copy()  # one copy a frame
                     t.calm_views += 1
+            elif gated and not t.settled and frame_index - t.last_seen == HIDDEN_FRAMES:
+                events += self._hidden_unnamed(t, timestamp)
             elif not gated:
                 t.missed += 1
                 if t.missed >= (self.remove_frames if t.settled else self.stable_frames):
@@ -457,6 +459,27 @@ class TableTracker:
         What counts is how long it lay in view, not how often it was read: a card taking
         turns is read every second or third frame, and on the same film a Vamana 8 that
         lay 11 frames (4 readings, 0.85 against the 0.9 bar) went unasked."""
+        out = self._asked_unsettled(t, ts)
+        if out:
+            self._remember(t)
+        return out
+
+    def _hidden_unnamed(self, t: _Track, ts: float) -> list[TrackEvent]:
+        """A card that lay long enough to be voted on and that a hand has hidden for
+        ``HIDDEN_FRAMES`` before its doubtful readings settled is asked about now, and
+        stays, as an unsure card. On the hard Dashavatara film (a PySolFC profile) Player
+        3's 1 of Buddha lay 9 frames read 0.82-0.85 (the bar 0.9), then a resting hand
+        covered all but a sixth of it until the trick was gathered: the referee never heard
+        of it, refused Player 4's card ("Player 3 still has to play"), and lost the game
+        from there (24 of 121 moves)."""
+        out = self._asked_unsettled(t, ts)
+        if out:
+            t.settled, t.unsure, t.label = True, True, out[0].candidates[0][0]
+            t.asked, t.disturbed = tuple(c for c, _ in out[0].candidates), True
+        return out
+
+    def _asked_unsettled(self, t: _Track, ts: float) -> list[TrackEvent]:
+        """The unsure event of a card whose readings never settled (none for a glimpse)."""
         recent = list(t.readings)[-self.stable_frames:]
         if t.last_seen - t.first_frame + 1 < self.stable_frames:
             return []  # a glimpse: too little to ask about
@@ -465,7 +488,6 @@ class TableTracker:
         if label == FACE_DOWN or not candidates:
             return []
         t.settled_at, t.picture = t.last_seen, sharpest(t.views, label, t.first_frame)
-        self._remember(t)
         return [self._event("unsure", t, None, self._confidence(recent, label), t.last_seen,
                             ts, candidates=candidates)]
 

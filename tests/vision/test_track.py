@@ -421,3 +421,22 @@ def test_a_named_card_hidden_long_under_a_hand_is_asked_about_unless_it_looks_th
         assert [(e.kind, e.covers) for e in events] == [("unsure", "kalki-2")]
     else:
         assert events == [] and tr.table == {"pos1": ["kalki-2"]}
+
+
+def test_a_doubtful_card_a_hand_hides_for_a_second_is_asked_about_at_once():
+    """A resting hand covered a card still being read (0.85 against a 0.9 bar) until its
+    trick was gathered: the referee must hear of it before, or it refuses the next card."""
+    from companion.vision.track import HIDDEN_FRAMES
+    tr = TableTracker(LAYOUT, stable_frames=5, min_confidence=0.9)
+    still, hand = still_and_hand_over("pos3")
+    doubt = Reading("buddha-1", conf=0.85, topk=(("buddha-1", 0.85), ("buddha-4", 0.1)))
+    assert run(tr, [[(POS["pos3"], doubt)]] * 8, motion=[still] * 8) == []  # still in doubt
+    hidden = run(tr, [[]] * (HIDDEN_FRAMES + 20), start=8, motion=[hand] * (HIDDEN_FRAMES + 20))
+    assert [(e.kind, e.candidates[0][0], e.since, e.last_frame) for e in hidden] == [
+        ("unsure", "buddha-1", 0, 7)]
+    gone = run(tr, [[]] * 10, start=HIDDEN_FRAMES + 28, motion=[still] * 10)
+    assert [(e.kind, e.card_id) for e in gone] == [("removed", None), ("cleared", None)]
+    # hidden for less than that, it is read again once the hand has gone
+    tr.reset()
+    run(tr, [[(POS["pos3"], doubt)]] * 8, motion=[still] * 8)
+    assert run(tr, [[]] * (HIDDEN_FRAMES - 1), start=8, motion=[hand] * (HIDDEN_FRAMES - 1)) == []
