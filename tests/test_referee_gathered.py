@@ -111,6 +111,8 @@ def test_an_unseen_card_goes_before_the_card_refused_for_want_of_it(seed):
     show._tick(unseen.player)  # a resting hand hides it for as long as it lies there
     show.ganjifa(after)
     assert show.rulings()[-1].ruling.verdict is Verdict.ILLEGAL  # "still has to play"
+    show.frame += 60  # the trick lies a while before it is gathered (not two cards together)
+    show.t += 2.0
     _sweep(show)
     (asked,) = [o for o in show.outputs if o.kind == "unseen"]
     show.ref.confirm(unseen.cards[0].id, asked.zone, show.frame, show.t)
