@@ -116,7 +116,10 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             answered += 1
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
             another += truth not in o.choices  # chosen from the deck's other cards
-            outputs += referee.confirm(truth, o.zone, frame, timestamp, o.track)
+            said = referee.confirm(truth, o.zone, frame, timestamp, o.track)
+            outputs += said
+            # an answer can bring another question (players-over-an-earlier-reading)
+            waiting.extend(q for q in said if q.kind in ASKS_FOR_A_CARD)
             pipe.tracker.name(o.track, truth, o.frame)  # as the dashboard tells it
         else:  # no card there then or now: "none of these"
             dismissed += 1

@@ -343,9 +343,12 @@ class TerminalAsker:
                 reply = self._answer(f"{o.text}{listed}\nanswer [1]: ")
                 if reply and reply.isdigit() and 1 < int(reply) <= len(o.choices):
                     more += self.referee.answer(o.question_id, int(reply) - 1)
-        for o in outputs:
+        asks = list(outputs)
+        for o in asks:  # (an answer can bring another question: players-over-an-earlier-reading)
             if o.kind in ASKS_FOR_A_CARD and self.referee.waits_on(o.zone):
-                more += self._name(o, frame, timestamp)
+                said = self._name(o, frame, timestamp)
+                more += said
+                asks += said
         for o in more:
             self.write(_referee_line(o) + "\n")
         return outputs + more

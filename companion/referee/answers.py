@@ -43,6 +43,10 @@ class Answers:
         pending = self._pending(zone=zone, track=track if track >= 0 else None)
         if pending is None and (card in stack or self._already_played(card)):
             return []  # a card the game has already: the doubt was about nothing new
+        if pending is not None and self._already_played(card):
+            reopened = self._misread_before(card, pending)
+            if reopened is not None:
+                return reopened
         gathered = pending is not None and self._facts[pending].source == "gathered"
         if pending is not None:
             track = self._facts[pending].track
@@ -72,6 +76,45 @@ class Answers:
         if pending is not None:
             return self._name_pending(pending, card, was)
         return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))
+
+    def _misread_before(self, card: Card, pending: int) -> list[RefereeOutput] | None:
+        """The players name a card they were asked about as one the game has seen another
+        seat play: their word stands, so that earlier sighting was a misreading. The card is
+        laid here, the earlier one is unnamed again, and the players are asked which card
+        it was (an ``unseen`` question about the spot and the time it was seen); what
+        followed it waits.
+
+        Ruling *players-over-an-earlier-reading* (trick games). On the hard Dashavatara
+        film with its PySolFC profile Player 2's 2 of Matsya was read surely as the 4; when
+        Player 1 later played the 4, the players, asked, said it was the 4, and the answer
+        was dropped as a card already played: Player 1's card vanished from the game. A
+        card the same seat showed before (a Deni's exposed card, then played) is no such
+        conflict."""
+        here = self._facts[pending]
+        seat = self.layout.zone(here.zone).seat
+        earlier = next((i for i, f in enumerate(self._facts) if i != pending and
+                        f.kind == "laid" and f.card == card
+                        and self.layout.zone(f.zone).seat != seat), None)
+        if self.shared or earlier is None:
+            return None
+        f = self._facts[earlier]
+        self._facts[earlier] = replace(f, kind="unsure", card=None)
+        self._facts[pending] = replace(here, kind="laid", card=card)
+        self._named[here.track] = card.id
+        self._answered.add(here.track)
+        stack = self._table.get(f.zone, [])
+        if card in stack:
+            stack.remove(card)
+        self._table.setdefault(here.zone, []).append(card)
+        zone = self.layout.zone(f.zone)
+        place = self.layout.place(f.zone)
+        why = self._expected_of(zone.seat)
+        asked = RefereeOutput("unseen", f"{card.name} lies on {self.layout.place(here.zone)}, so "
+                              f"the card seen on {place} before was not the {card.name}: "
+                              "which card was it?", f.frame, f.timestamp,
+                              choices=tuple(c for c, _ in why), zone=f.zone, place=place,
+                              track=f.track, why=why)
+        return [asked] + self._add_judged()
 
     def dismiss(self, zone: str, track: int = -1) -> list[RefereeOutput]:
         """"None of these": the unnamed card on ``zone`` (the question's ``track``, as in
