@@ -51,6 +51,7 @@ from companion.referee.elimination import (
     Elimination,
     named_by_elimination,
     offered,
+    over_a_played_card,
     seen_there,
 )
 from companion.referee.hands import ArmWatcher
@@ -439,25 +440,10 @@ class Referee(Answers):
         return out
 
     def _doubt_over_own_card(self, ev: TrackEvent) -> bool:
-        """Ruling *a-doubt-over-a-laid-card-is-asked*: in a trick game, a doubt about a card
-        that lay on a player's spot read surely (``TrackEvent.covers``) as that player's
-        card of the trick in play, while the trick waits for nothing more from them, is put
-        to the players, never named by elimination. Elimination weighs only the readings,
-        and these no longer rank the card that lay there, though a hand resting over it, not
-        a new card, turned them: on the hard Dashavatara film (a PySolFC profile, dim light)
-        the 10 of Buddha, read 1.00 and played, was read as the 3 (0.87) under a resting
-        hand while Player 2 still had to play, and named so, 97% among the cards still in
-        play. A second card of a seat the trick still waits for (a doubled Deni followed
-        with two cards), a card laid on one of a trick already won (the spots are cleared
-        when the trick is gathered) and a card laid on another on the Kendra Kari ring (a
-        bridge) are new cards, named as before."""
-        if self.shared or ev.covers is None:
-            return False
-        table, zone = pictured_table(self.engine), self._zone_of(ev)
-        card = parse_card(ev.covers)
-        seat = zone.seat if zone is not None else None
-        waits = seat in getattr(table, "queue", ()) or seat == getattr(table, "current", None)
-        return not waits and any(c == card for _, c in getattr(table, "trick", ()))
+        """See :func:`~companion.referee.elimination.over_a_played_card` (trick games)."""
+        zone = self._zone_of(ev)
+        return not self.shared and over_a_played_card(
+            ev, pictured_table(self.engine), zone.seat if zone is not None else None)
 
     def _seen_there(self, ev: TrackEvent) -> bool:
         return seen_there(ev, self._here(ev))

@@ -90,12 +90,14 @@ class Answers:
         was dropped as a card already played: Player 1's card vanished from the game. A
         card the same seat showed before (a Deni's exposed card, then played) is no such
         conflict."""
+        if self.shared:
+            return None
         here = self._facts[pending]
         seat = self.layout.zone(here.zone).seat
         earlier = next((i for i, f in enumerate(self._facts) if i != pending and
                         f.kind == "laid" and f.card == card
                         and self.layout.zone(f.zone).seat != seat), None)
-        if self.shared or earlier is None:
+        if earlier is None:
             return None
         f = self._facts[earlier]
         self._facts[earlier] = replace(f, kind="unsure", card=None)

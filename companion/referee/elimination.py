@@ -107,3 +107,23 @@ def offered(ev: TrackEvent, here: set[Card], played: Callable[[Card], bool],
     if best and then and then[0][1] >= best[0][1]:  # the reader's own best: first
         best, then = then, best
     return tuple(lead + best + then + rest[1:])
+
+
+def over_a_played_card(ev: TrackEvent, table, seat: int | None) -> bool:
+    """Ruling *a-doubt-over-a-laid-card-is-asked*: in a trick game, a doubt about a card
+    that lay on a player's spot read surely (``TrackEvent.covers``) as that player's card
+    of the trick in play (``table``: the referee's picture), while the trick waits for
+    nothing more from them, is put to the players, never named by elimination. Elimination
+    weighs only the readings, and these no longer rank the card that lay there, though a
+    hand resting over it, not a new card, turned them: on the hard Dashavatara film (a
+    PySolFC profile, dim light) the 10 of Buddha, read 1.00 and played, was read as the 3
+    (0.87) under a resting hand while Player 2 still had to play, and named so, 97% among
+    the cards still in play. A second card of a seat the trick still waits for (a doubled
+    Deni followed with two cards), a card laid on one of a trick already won (the spots
+    are cleared when the trick is gathered) and a card laid on another on the Kendra Kari
+    ring (a bridge, not asked here) are new cards, named as before."""
+    if ev.covers is None:
+        return False
+    card = parse_card(ev.covers)
+    waits = seat in getattr(table, "queue", ()) or seat == getattr(table, "current", None)
+    return not waits and any(c == card for _, c in getattr(table, "trick", ()))

@@ -28,7 +28,15 @@ from companion.layouts import Layout
 from companion.vision.classify import TOP_K
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionMap
-from companion.vision.track_views import FACE_DOWN, UNLIKE_VIEWS, keep_view, sharpest, still, unlike
+from companion.vision.track_views import (
+    FACE_DOWN,
+    UNLIKE_VIEWS,
+    holds,
+    keep_view,
+    sharpest,
+    still,
+    unlike,
+)
 
 # A reading's crop is a picture of the card if this much of the card is in view (the
 # detector's ``visible``: not covered by another card)
@@ -129,23 +137,6 @@ class _Track:
     # since the last hand came, the card went unseen for ``HIDDEN_FRAMES`` or more (under
     # the hand, or taken away and another laid there): see track_views.unlike
     hidden: bool = False
-
-
-def _holds(t: _Track, candidates: tuple[tuple[str, float], ...]) -> bool:
-    """Whether doubtful readings of a settled card still stand for what it was taken to be:
-    they rank first its name, the reading the players named it from, or (unsure) the card
-    they were asked about first.
-
-    Merely among the top five, the 2 of Kalki asked about on the real-art Ganjifa film hid
-    the 4 laid on it until the trick was gathered. Holding a named card while its readings
-    give it a third of the first's share spared one question on the Kendra Kari hard film,
-    but where the readings say little (our model on art it never saw) it hid new cards the
-    same way: 61 of the real-art Ganjifa film's 120 moves followed (with another change,
-    since dropped), 64 without that change."""
-    if not candidates:
-        return False
-    named = t.asked[:1] if t.unsure else (t.label, t.read_as)
-    return candidates[0][0] in named
 
 
 class TableTracker:
@@ -398,7 +389,7 @@ class TableTracker:
             # real-art Kendra Kari film a Kumancha 6 that lay untouched was re-read as the
             # 8 (0.83) three times, and each time the players were asked what lay there.
             # An unsure card is the same doubt on the same terms: the players were asked.
-            if t.settled and (not t.disturbed or _holds(t, self._candidates(recent))
+            if t.settled and (not t.disturbed or holds(t, self._candidates(recent))
                               or still(t, frame - self.stable_frames + 1)):
                 t.doubt = 0
                 return []
@@ -465,13 +456,11 @@ class TableTracker:
         return out
 
     def _hidden_unnamed(self, t: _Track, ts: float) -> list[TrackEvent]:
-        """A card that lay long enough to be voted on and that a hand has hidden for
-        ``HIDDEN_FRAMES`` before its doubtful readings settled is asked about now, and
-        stays, as an unsure card. On the hard Dashavatara film (a PySolFC profile) Player
-        3's 1 of Buddha lay 9 frames read 0.82-0.85 (the bar 0.9), then a resting hand
-        covered all but a sixth of it until the trick was gathered: the referee never heard
-        of it, refused Player 4's card ("Player 3 still has to play"), and lost the game
-        from there (24 of 121 moves)."""
+        """A card read long enough to be voted on, hidden by a hand for ``HIDDEN_FRAMES``
+        before its doubtful readings settled, is asked about now and stays, unsure. On the
+        hard Dashavatara film a resting hand covered Player 3's 1 of Buddha (9 frames read
+        0.82-0.85, the bar 0.9) until the trick was gathered: the referee never heard of it
+        and refused Player 4's card; 24 of 121 moves were followed."""
         out = self._asked_unsettled(t, ts)
         if out:
             t.settled, t.unsure, t.label = True, True, out[0].candidates[0][0]
