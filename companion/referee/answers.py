@@ -107,7 +107,8 @@ class Answers:
         stack = self._table.get(f.zone, [])
         if card in stack:
             stack.remove(card)
-        self._table.setdefault(here.zone, []).append(card)
+        if card not in (lying := self._table.setdefault(here.zone, [])):
+            lying.append(card)
         zone = self.layout.zone(f.zone)
         place = self.layout.place(f.zone)
         why = self._expected_of(zone.seat)
