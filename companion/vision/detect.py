@@ -6,8 +6,8 @@ a circular Hough transform at a single radius finds candidate centres (partial a
 too, so touching and overlapping cards are found), and each candidate is then checked
 against the image: how much of its rim shows a radial edge (a candidate a little under the
 bar is searched for a few pixels round: a faint rim puts Hough's peak off the card's
-centre). That rim support is also the visible fraction; where two cards overlap, the one whose rim runs unbroken through the
-overlap is on top. Candidates closer than a third of a diameter are one stack, of which
+centre). That rim support is also the visible fraction; where two cards overlap, the one
+whose rim runs unbroken through the overlap is on top. Candidates closer than a third of a diameter are one stack, of which
 only the top (best supported) card is kept; where the one kept has its rim partly hidden,
 a whole card lying on it is looked for nearby, since Hough can put no centre on it. A hand
 or arm is rejected because it is plain inside the circle and carries on beyond it, while a
@@ -95,8 +95,8 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
     ``near_misses``: a circle a little under the bar is searched for round its centre
     (``recentred``). The per-candidate filters (``exclude``, rim support >= ``min_score``,
     ``_hollow``) are independent of each other, so the cheap ones run first and the colour
-    test last, only on circles the suppression would keep. Ties in rim support go to the stronger Hough
-    peak (HoughCircles lists its circles by votes; the sort is stable).
+    test last, only on circles the suppression would keep. Ties in rim support go to the
+    stronger Hough peak (HoughCircles lists its circles by votes; the sort is stable).
     """
     blur = cv2.GaussianBlur(gray, (5, 5), 1.2)
     circles = cv2.HoughCircles(blur, cv2.HOUGH_GRADIENT, dp=1, minDist=2.0,

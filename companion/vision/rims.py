@@ -144,13 +144,9 @@ def covering_circles(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, centers: n
     lying on it is missed: most of the whole cards missed on the fixture scenes."""
     if not len(centers):
         return np.zeros((0, 2)), np.zeros(0), np.zeros((0, N_RIM), bool)
-    best = centers
-    for offsets in (_grid(radius * COVER_REACH, 4), _grid(3.0, 1)):
-        cand = (best[:, None, :] + offsets[None]).reshape(-1, 2)  # (W * K, 2)
-        rims = rim_support(gx, gy, mag, cand, radius, slack, edge_thr)
-        scores = rims.mean(axis=1).reshape(len(centers), -1)
-        pick = np.arange(len(centers)) * len(offsets) + scores.argmax(axis=1)
-        best, best_scores, best_rims = cand[pick], scores.max(axis=1), rims[pick]
+    best, best_scores, best_rims = _best_nearby(
+        gx, gy, mag, centers, radius, slack, edge_thr,
+        (_grid(radius * COVER_REACH, 4), _grid(3.0, 1)))
     whole = best_scores >= WHOLE_RIM
     return best[whole], best_scores[whole], best_rims[whole]
 
@@ -169,10 +165,21 @@ def recentred(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, centers: np.ndarr
     on the pale mat, half in a hand's shadow, had its best Hough circle at 0.54-0.60 of
     its rim, the circle 3 px and 5 px away at 0.67. It went unseen for 27 frames while it
     lay there, was taken for gone, and the trick was never completed."""
-    for offsets in (_COARSE, _FINE):
-        trial = (centers[:, None, :] + offsets[None]).reshape(-1, 2)
-        rims = rim_support(gx, gy, mag, trial, radius, slack, edge_thr)
-        best = rims.mean(axis=1).reshape(len(centers), -1).argmax(axis=1)
-        pick = np.arange(len(centers)) * len(offsets) + best
-        centers, found = trial[pick], rims[pick]
+    centers, _, found = _best_nearby(gx, gy, mag, centers, radius, slack, edge_thr,
+                                     (_COARSE, _FINE))
     return centers, found
+
+
+def _best_nearby(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, centers: np.ndarray,
+                 radius: float, slack: float, edge_thr: float, grids
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(centres, rim support, rims): each centre moved to the best-supported circle among
+    its offsets on each grid in turn (coarse, then round the best of it)."""
+    best = centers
+    for offsets in grids:
+        cand = (best[:, None, :] + offsets[None]).reshape(-1, 2)  # (W * K, 2)
+        rims = rim_support(gx, gy, mag, cand, radius, slack, edge_thr)
+        scores = rims.mean(axis=1).reshape(len(centers), -1)
+        pick = np.arange(len(centers)) * len(offsets) + scores.argmax(axis=1)
+        best, best_scores, best_rims = cand[pick], scores.max(axis=1), rims[pick]
+    return best, best_scores, best_rims

@@ -422,8 +422,8 @@ class TableTracker:
 
     def _twin(self, t: _Track) -> bool:
         """Whether another track near ``t`` (within two match distances, less than a card's
-        radius) holds its card surely: each card exists once, so that is the same card. The detector's circle for one card can jump between two
-        spots 10-13 mm apart (a card laid a little off the one beneath); a hand passing
+        radius) holds its card surely: each card exists once, so that is the same card.
+        The detector's circle for one card can jump between two spots 10-13 mm apart (a card laid a little off the one beneath); a hand passing
         made the far spot a second track, the two took turns to match, and the first was
         at last taken away: on a filmed Kendra Kari game in dim light the referee then said
         for 6 s that the Vizier of Surya was gone from a position where it lay."""
