@@ -35,6 +35,31 @@ def test_a_resting_hand_flickering_beside_the_stock_is_not_a_draw():
     assert not [o for o in show.outputs[before:] if o.kind == "draw"]
 
 
+def test_a_draw_after_a_resting_hand_flickered_deeper_in_is_seen():
+    """Player 2's hand rests on the mat past the stock and flickers in the motion map for
+    a frame; a moment later the hand draws. The flicker's one sighting is not where that
+    reach began: taken as its deepest point, the draw looked like the hand turning back,
+    and on a hard filmed game Player 2's draw went unseen and their hand count was one
+    card short until the end."""
+    rec = table_view(simulate("kendra-kari", 4, {}, 3))
+    show = TableShow(Referee("kendra-kari", 4))
+    show.kendra_kari(rec.moves[0])  # the deal
+    show.kendra_kari(rec.moves[1])  # Player 1's turn; Player 2's is next
+    flicker = np.zeros((252, 356), np.uint8)
+    cv2.line(flicker, (0, 174), (99, 174), 1, 14)  # resting 165 mm in, past the stock
+    still = MotionMap.still((252, 356), 0.6)
+    for mask in [flicker, None, None, None]:
+        show.frame += 1
+        show.t += 0.05
+        show.outputs += show.ref.observe(
+            [], show.frame, show.t, MotionMap.of(mask.astype(bool), 0.6)
+            if mask is not None else still)
+    before = len(show.outputs)
+    show.reach(1, show.ref.layout.zone("stock").center_mm, inset_mm=10.0)
+    assert [o.text for o in show.outputs[before:] if o.kind == "draw"] == [
+        "Player 2 draws from the stock (seen)"]
+
+
 def _missed_draw_then_drawn_and_played(seed: int) -> tuple[list, int]:
     """A game's moves and the index of a draw followed by the next player's draw and
     that player's card (the card drawn, played at once)."""

@@ -86,6 +86,12 @@ class TableReferee:
         if len(self.history) > 1:
             self.history.pop()
 
+    def next_position(self) -> int | None:
+        """The ring position (1-6) the next card is played to, or None outside normal
+        play (the deal, a phase to begin, the game over)."""
+        s = self.state
+        return kk.NEXT[s.last] if s.stage == NORMAL and s.tops[s.last] >= 0 else None
+
     def could_lie(self, position: int) -> tuple[Card, ...] | None:
         """The cards, not seen played, that the rules let be laid on ``position`` (7 for
         Position 7) now: "a card with either the same suit or the same rank as the most

@@ -59,6 +59,7 @@ from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.stream import news
+from companion.referee.unseen import Unseen
 from companion.referee.values import (
     Derivation,
     Fact,
@@ -90,7 +91,7 @@ LAID_WITHIN = 10
 OFFERED = 3
 
 
-class Referee(Answers):
+class Referee(Answers, Unseen):
     """``observe(events, ...) -> outputs`` for one game at one table."""
 
     def __init__(self, game: str, players: int, options: dict[str, Any] | None = None,
@@ -239,7 +240,9 @@ class Referee(Answers):
         if ev.kind == "cleared" and ev.zone:
             # a pile taken up at once goes as its top card: the ones beneath went with it
             self._table.pop(ev.zone, None)
-            if not self.shared and self.is_move_zone(ev.zone):
+            if self.shared:
+                return self._ring_gathered(ev.last_frame, ev.timestamp)
+            if self.is_move_zone(ev.zone):
                 if showing(pictured_table(self.engine)):  # a face-up batch picked up
                     return self._add(Fact("cleared", ev.last_frame, ev.timestamp,
                                           zone=ev.zone))
@@ -266,46 +269,6 @@ class Referee(Answers):
         if not self.is_move_zone(ev.zone):
             return []
         return self._add_seen(ev, "laid", card)
-
-    def _gathered_short(self, frame: int, timestamp: float) -> list[RefereeOutput]:
-        """A trick the game still waits on whose cards have all been taken off the spots:
-        the player to play laid a card the camera never saw, and the players are asked
-        which (an ``unseen`` output, answered like an unsure card: ``confirm`` on that
-        player's play spot, or ``dismiss``). What follows waits for the answer.
-
-        Ruling *gathered-unseen*: asked once two or more of the trick's cards were seen
-        (one card taken back is a lead changed, not a trick gathered). On a filmed game in
-        dim light a resting hand hid three followers' cards for as long as they lay there;
-        each trick was swept a card short, that card's player's next lead was taken to end
-        the old trick, and 25 moves were refused and 36 lost.
-
-        The card goes in its turn, right after the trick's last card seen: on another such
-        film Player 2's card, laid after Player 1's unseen one, had been refused ("Player 1
-        still has to play"), and the answer put Player 1's card after it, which cost the
-        rest of the game."""
-        table = pictured_table(self.engine)
-        trick = getattr(table, "trick", ())
-        seat = getattr(table, "current", None)
-        if len(trick) < 2 or seat is None or self._pending() is not None:
-            return []
-        zone = next((z.id for z in self.layout.zones if z.kind == "play" and z.seat == seat),
-                    None)
-        lying = self._lying()
-        if zone is None or any(c in lying for _, c in trick):
-            return []
-        why = self._expected_of(seat)
-        out = [RefereeOutput("unseen", f"{seat_name(seat)}'s card was not seen before the "
-                             "trick was gathered: which card did they play?", frame,
-                             timestamp, choices=tuple(c for c, _ in why), zone=zone,
-                             place=self.layout.place(zone), why=why,
-                             could=could_lie_at(self.engine, zone, seat))]
-        # It was laid in its turn, right after the trick's last card: a card laid after
-        # that and refused for it ("Player 1 still has to play") is judged again after it
-        last = trick[-1][1]
-        after = max((f.when for f in self._facts if f.kind == "laid" and f.card == last),
-                    default=frame - 1)
-        return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered",
-                                    since=min(after + 1, frame)))
 
     def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
         """A test of whether the game has seen a card played, leaving out the cards seen
@@ -370,10 +333,14 @@ class Referee(Answers):
         with its PySolFC profile the 5 of Cheng, laid at frame 3207 by Player 2 (the card
         just drawn) and named at 3226, was taken for Player 3's, whose hand reached past
         it to the stock; the turns then ran one player off to the end."""
+        frame = ev.last_frame if ev.since < 0 else min(ev.last_frame, ev.since + LAID_WITHIN)
+        return self._hand_over(ev.zone, frame)
+
+    def _hand_over(self, zone: str, frame: int) -> tuple[int | None, str]:
+        """(the seat whose hand last reached ``zone`` by ``frame``, "hand"), or (None, "")."""
         if self._arms is None:
             return None, ""
-        frame = ev.last_frame if ev.since < 0 else min(ev.last_frame, ev.since + LAID_WITHIN)
-        seat = self._arms.who_reached(self.layout.zone(ev.zone).center_mm, frame)
+        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame)
         return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:

@@ -13,6 +13,9 @@ import numpy as np
 
 from companion.vision.motion import MotionMap
 
+# A reach seen once, then not for more frames than this, was a resting hand's flicker
+FLICKER_GAP = 2
+
 
 @dataclass
 class Reach:
@@ -130,6 +133,12 @@ class ArmWatcher:
                     seen[seat] = tip
         for seat, (depth, x, y) in seen.items():
             r = self.active.get(seat)
+            if r is not None and len(r.tips) == 1 and frame - r.last_frame > FLICKER_GAP:
+                # Its one sighting, then none for a while, was a resting hand's flicker, not
+                # where the hand moving now came in. Taken as its deepest point, a draw
+                # that followed looked like the hand turning back: on a hard filmed game
+                # Player 2's draw went unseen, and their hand count was a card short.
+                r = None
             if r is None:
                 r = self.active[seat] = Reach(seat, [], frame)
             r.tips.append((frame, ts, x, y))

@@ -99,7 +99,8 @@ class KendraKariJudge:
             s = s._replace(turn=0)
         prev = self.last
         quick = prev is not None and f.timestamp - prev[1].timestamp <= self.ref.combo_s
-        hand = f.seat if f.source == "hand" else None
+        # (a card gathered unseen names the seat that must have laid it)
+        hand = f.seat if f.source in ("hand", "gathered") else None
         # A second card of the same turn: a play then a bridge to 7, or a phase opened on 7
         # then a card on 1 (a card just drawn cannot begin a two-card bridge). The hand that
         # laid it tells it from the next player's card; without it, ask.
