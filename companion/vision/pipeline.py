@@ -155,8 +155,14 @@ class Pipeline:
         # a profile that names no card by itself (a deck of unknown art enrolled from the
         # camera) has every card named by the players: each answer may add to it
         self._adds_to_profile = asks_about_every_card(classifier)
-        # pictures of the cards named, while they may teach a deck (see _learnt)
-        self.tracker.keep_pictures = familiarity is not None or self._adds_to_profile
+        # Pictures of the cards named, while they may teach a deck (see _learnt), or while
+        # a profile reads art the model does not know: its readings under the bar of a card
+        # laid on a named one may be those the named card was asked about on, and only the
+        # crops tell (track_views.unlike). On a hard five-player film with the Mughal
+        # deck's profile, a Cheng 9 the players named was read as the Kumancha 8 (0.5);
+        # the Kumancha 8 later laid on it, read 0.85 (the bar 0.9), passed for the Cheng 9.
+        self.tracker.keep_pictures = (familiarity is not None or self._adds_to_profile
+                                      or getattr(classifier, "trust_bar", 0.0) > 0)
         self._named_unjudged: list[tuple[str, np.ndarray]] = []
         self.calibrator = calibrator or MatCalibrator()
         self.detector = detector or CardDetector(self.calibrator.mat)

@@ -100,6 +100,7 @@ class _Track:
     first_frame: int
     last_seen: int
     readings: deque  # of (label, confidence, topk) for the last `window` sightings
+    read_at: deque  # the frame of each of those readings
     label: str | None = None  # the settled reading (FACE_DOWN for backs)
     settled: bool = False
     unsure: bool = False  # settled, but announced as unsure
@@ -300,6 +301,7 @@ class TableTracker:
                 kept = None
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
+                    t.read_at.append(frame_index)
                     kept = keep_view(t, frame_index, label, crop)
                     events += self._vote(t, frame_index, timestamp)
                 if crop is not None and not gated and motion is not None:
@@ -323,10 +325,12 @@ class TableTracker:
                         events += self._gone_unnamed(t, timestamp)
         for center, label, conf, topk, _, crop in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
+                       deque(maxlen=self.stable_frames * 2),
                        deque(maxlen=self.stable_frames * 2), since=frame_index,
                        views=deque(maxlen=self.stable_frames))
             self._next_id += 1
             t.readings.append((label, conf, topk))
+            t.read_at.append(frame_index)
             keep_view(t, frame_index, label, crop)
             self._tracks.append(t)
         return events + self._cleared(frame_index, timestamp)
@@ -402,7 +406,7 @@ class TableTracker:
                   else None)
         first = max(t.first_frame, frame - self.stable_frames + 1)
         if t.settled:  # a card laid on a settled one came with the readings that changed it
-            t.since = first
+            t.since = self._laid_at(t, label, first)
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
         t.before_hand, t.hidden = None, False
         t.settled_at = frame
@@ -419,6 +423,22 @@ class TableTracker:
         t.asked = tuple(c for c, _ in candidates)
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
                             covers=covers, candidates=candidates)]
+
+    @staticmethod
+    def _laid_at(t: _Track, label: str, first: int) -> int:
+        """When the card ``label``, laid on ``t``'s settled card, was first seen: the first
+        of the unbroken run of latest readings that rank it first (``first`` at the
+        latest). Its doubt takes ``stable_frames`` votes to settle, and a hand over it
+        holds the votes: on a hard five-player film a 7 of Kumancha read from frame 770
+        under a resting hand settled at 808, was taken as laid after the next player's
+        card (793), and two draws were inferred that nobody made. Readings that merely
+        rank it second or third may be the card beneath (the same suit, in dim light)."""
+        at = first
+        for (read, _, _), frame in zip(reversed(t.readings), reversed(t.read_at)):
+            if read != label:
+                break
+            at = min(at, frame)
+        return at
 
     def _twin(self, t: _Track) -> bool:
         """Whether another track near ``t`` (within two match distances, less than a card's

@@ -121,8 +121,12 @@ def test_a_classifier_that_asks_for_surer_readings_gets_questions_not_cards():
             FakeSource(_frames(), fps=10)) for e in r.events]
     tracker, plain = kinds(ColourOracle())
     assert tracker.min_confidence == 0.8 and ("appeared", "surya-3") in plain
+    assert not tracker.keep_pictures
     tracker, demanding = kinds(Demanding())
     assert tracker.min_confidence == 0.98 and tracker.resolve_confidence == 0.98
+    # its doubtful readings of a card laid on a named one may be the readings the named
+    # card was asked about on: whether another card lies there is told by the crops
+    assert tracker.keep_pictures
     assert [k for k, _ in demanding if k != "cleared"] == ["unsure", "unsure", "removed"]
     assert all(card is None for _, card in demanding)
 
