@@ -122,3 +122,61 @@ def test_the_hand_that_laid_a_card_is_the_one_before_it_was_seen_not_before_it_w
     show.ref.observe([doubt], show.frame, show.t)
     show.ref.confirm(laid.cards[0].id, zone, show.frame + 1, show.t + 0.1)
     assert show.rulings()[-1].move == laid
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_the_hand_that_laid_a_card_is_the_nearest_not_an_idle_one_passing_after(seed):
+    """Ruling *nearest-hand-laid-it*: right after a player laid a card, the next player's
+    idle hand passed 60 mm from it. The card is the nearer hand's, laid in turn, not the
+    next player's (which would mean the player before drew unseen)."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    k = next(i for i in range(2, len(moves))
+             if moves[i].action == "play" and moves[i - 1].action != "draw"
+             and moves[i].target != "7")
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:k]:
+        show.kendra_kari(move, hands=True)
+    laid = moves[k]
+    zone = f"pos{laid.target}"
+    centre = show.ref.layout.zone(zone).center_mm
+    show.reach(laid.player, centre)
+    seen_from = show.frame - 5  # the card shows as its hand leaves
+    show.reach((laid.player + 1) % 4, (centre[0], centre[1] + 60.0))
+    card = TrackEvent("appeared", laid.cards[0].id, centre, zone, 0.99, show.frame - 5,
+                      show.frame, show.t, 78, since=seen_from)
+    out = show.ref.observe([card], show.frame, show.t)
+    assert show.rulings()[-1].move == laid
+    assert not [o for o in out if o.kind in ("draw", "question")]
+
+
+def _three_draws(seed: int) -> tuple[list, int]:
+    """A game's moves and the index of the first of three draws in a row, none of their
+    cards played (each drawn card kept)."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    for i in range(1, len(moves) - 3):
+        if all(m.action == "draw" for m in moves[i:i + 3]) and moves[i + 3].player not in (
+                m.player for m in moves[i:i + 3]):
+            return moves, i
+    raise AssertionError("no such round in this game")
+
+
+@pytest.mark.parametrize("seed", [3, 5, 11])
+def test_a_draw_missed_then_the_next_two_players_seen_drawing_is_inferred(seed):
+    """Ruling *draws-in-a-row*: the camera missed a player's draw, then saw the next two
+    players draw, in turn. Each hand seen drawing out of turn used to be dropped as
+    passing by, so a round of draws in a six-player game left the hands' counts short,
+    and a player was declared the winner with cards in hand."""
+    moves, missed = _three_draws(seed)
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for i, move in enumerate(moves[:missed + 3]):
+        if i == missed:
+            show._tick(move.player)  # the camera never saw this hand
+            continue
+        show.kendra_kari(move, hands=True)
+    assert [o.ruling.move for o in show.rulings()] == moves[:missed + 3]
+    draws = [o.text for o in show.outputs if o.kind == "draw"]
+    assert draws[-3:] == [
+        (f"Player {moves[missed].player + 1} must have drawn from the stock (not seen: the "
+         "next two players were seen drawing)"),
+        f"Player {moves[missed + 1].player + 1} draws from the stock (seen)",
+        f"Player {moves[missed + 2].player + 1} draws from the stock (seen)"]

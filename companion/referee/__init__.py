@@ -86,6 +86,8 @@ RING_GRACE_S = 1.0
 # Frames after a card was first seen on its spot in which the hand that laid it may still
 # be over its zone (see ``Referee._hand_at``)
 LAID_WITHIN = 10
+# Frames before it in which that hand laid it (see ``Referee._hand_at``)
+LAID_BEFORE = 10
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
@@ -332,15 +334,27 @@ class Referee(Answers, Unseen):
         the next player's hand may have passed over its zone. On the hard Kendra Kari film
         with its PySolFC profile the 5 of Cheng, laid at frame 3207 by Player 2 (the card
         just drawn) and named at 3226, was taken for Player 3's, whose hand reached past
-        it to the stock; the turns then ran one player off to the end."""
-        frame = ev.last_frame if ev.since < 0 else min(ev.last_frame, ev.since + LAID_WITHIN)
-        return self._hand_over(ev.zone, frame)
+        it to the stock; the turns then ran one player off to the end.
 
-    def _hand_over(self, zone: str, frame: int) -> tuple[int | None, str]:
-        """(the seat whose hand last reached ``zone`` by ``frame``, "hand"), or (None, "")."""
+        Of the hands there in the ``LAID_BEFORE`` frames before ``since`` (and up to the
+        ``LAID_WITHIN`` after), the one that came nearest: the hand that lays a card holds
+        it over its place. On a hard six-player film Player 1's idle hand passed 52 mm from
+        Position 3 a frame after Player 2's had laid the 1 of Cheng there (38 mm), and the
+        card was taken for Player 1's: 17 of 79 moves were lost with this and the hands
+        below."""
+        if ev.since < 0:
+            return self._hand_over(ev.zone, ev.last_frame)
+        frame = min(ev.last_frame, ev.since + LAID_WITHIN)
+        near = self._hand_over(ev.zone, frame, frame - ev.since + LAID_BEFORE, nearest=True)
+        return near if near[0] is not None else self._hand_over(ev.zone, frame)
+
+    def _hand_over(self, zone: str, frame: int, window: int = 90, nearest: bool = False
+                   ) -> tuple[int | None, str]:
+        """(the seat whose hand last reached ``zone`` in the ``window`` frames up to
+        ``frame`` (``nearest``: came nearest), "hand"), or (None, "")."""
         if self._arms is None:
             return None, ""
-        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame)
+        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window, nearest)
         return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:

@@ -164,17 +164,19 @@ class ArmWatcher:
         self.done = [r for r in self.done if frame - r.last_frame < 150]
         return draws
 
-    def who_reached(self, zone_mm: tuple[float, float], frame: int,
-                    window: int = 90) -> int | None:
-        """The seat whose hand came to ``zone_mm`` most recently (None: no hand seen)."""
-        best, best_frame = None, -1
+    def who_reached(self, zone_mm: tuple[float, float], frame: int, window: int = 90,
+                    nearest: bool = False) -> int | None:
+        """The seat whose hand came to ``zone_mm`` most recently in the ``window`` frames
+        up to ``frame`` (``nearest``: came nearest; of two as near, the later), or None."""
+        best, best_at = None, (float("inf"), 0.0)
         for r in list(self.active.values()) + self.done:
             shallowest = float("inf")
             for (f, _, x, y), depth in zip(r.tips, r.depths):
                 shallowest = min(shallowest, depth)
+                d = float(np.hypot(x - zone_mm[0], y - zone_mm[1]))
+                at = (d if nearest else 0.0, -f)
                 # Only a hand that came in to the zone counts, not one resting near it.
-                if frame - window <= f <= frame and f > best_frame and \
-                        depth - shallowest >= self.retreat_mm and \
-                        float(np.hypot(x - zone_mm[0], y - zone_mm[1])) <= self.reach_mm:
-                    best, best_frame = r.seat, f
+                if frame - window <= f <= frame and at < best_at and \
+                        depth - shallowest >= self.came_in_mm and d <= self.reach_mm:
+                    best, best_at = r.seat, at
         return best

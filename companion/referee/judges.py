@@ -80,7 +80,8 @@ class KendraKariJudge:
             if f.source == "hand" and self.ref._stage() != "normal":
                 return  # a hand near the stock with no draw to make: passing by
             if f.source == "hand" and seat != s.turn:
-                self.held_draw = (seat, f)  # (see ``_take_held_draw``)
+                if not self._draws_in_a_row(seat, f):
+                    self.held_draw = (seat, f)  # (see ``_take_held_draw``)
                 return
             self._draw(seat, f)
             return
@@ -196,6 +197,39 @@ class KendraKariJudge:
                 or f.frame - drew.frame > HELD_DRAW:
             return False
         self._draw(seat, drew)
+        return True
+
+    def _draws_in_a_row(self, seat: int, f: Fact) -> bool:
+        """The hand held as seen drawing out of turn, then ``seat``'s, are the next two
+        players' draws, in turn: the player to play drew where the camera missed it. The
+        three draws are judged (the missed one marked as inferred).
+
+        Ruling *draws-in-a-row*. A hand seen drawing out of turn is otherwise passing by
+        until it lays a card (``_take_held_draw``). On a hard six-player film, Player 1's
+        draw was missed in a round of draws; the next three players, seen drawing, were
+        dropped one after another, the hands' counts ran short, and Player 6 was declared
+        the winner with cards in hand (44 of 79 moves followed)."""
+        if self.held_draw is None:
+            return False
+        first, drew = self.held_draw
+        eng = self.ref.engine
+        missed = eng.state.turn
+        eng.observe(Move(missed, "draw"))
+        in_turn = eng.state.turn == first
+        if in_turn:
+            eng.observe(Move(first, "draw"))
+            in_turn = eng.state.turn == seat
+            eng.undo()
+        eng.undo()
+        if not in_turn or not drew.frame < f.frame:
+            return False
+        self.held_draw = None
+        self.d.outputs.append(RefereeOutput(
+            "draw", f"{seat_name(missed)} must have drawn from the stock (not seen: the next "
+            "two players were seen drawing)", drew.frame, drew.timestamp))
+        self._emit_ruling(Move(missed, "draw"), drew, assumed=True)
+        self._draw(first, drew)
+        self._draw(seat, f)
         return True
 
     def _unseen_draws(self, f: Fact, hand: int, most: int):

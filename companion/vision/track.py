@@ -100,12 +100,12 @@ class _Track:
     first_frame: int
     last_seen: int
     readings: deque  # of (label, confidence, topk) for the last `window` sightings
-    read_at: deque  # the frame of each of those readings
     label: str | None = None  # the settled reading (FACE_DOWN for backs)
     settled: bool = False
     unsure: bool = False  # settled, but announced as unsure
     missed: int = 0
     doubt: int = 0  # consecutive votes without a confident reading
+    doubt_from: int = -1  # the frame of the first of them
     asked: tuple[str, ...] = ()  # unsure: the candidates the players were asked about
     since: int = -1  # the frame its current card was first seen: at first, ``first_frame``
     # a hand came near it since its name was last read surely (see TableTracker._vote)
@@ -301,7 +301,6 @@ class TableTracker:
                 kept = None
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
-                    t.read_at.append(frame_index)
                     kept = keep_view(t, frame_index, label, crop)
                     events += self._vote(t, frame_index, timestamp)
                 if crop is not None and not gated and motion is not None:
@@ -325,12 +324,10 @@ class TableTracker:
                         events += self._gone_unnamed(t, timestamp)
         for center, label, conf, topk, _, crop in (o for k, o in matched.items() if k < 0):
             t = _Track(self._next_id, np.asarray(center, float), frame_index, frame_index,
-                       deque(maxlen=self.stable_frames * 2),
                        deque(maxlen=self.stable_frames * 2), since=frame_index,
                        views=deque(maxlen=self.stable_frames))
             self._next_id += 1
             t.readings.append((label, conf, topk))
-            t.read_at.append(frame_index)
             keep_view(t, frame_index, label, crop)
             self._tracks.append(t)
         return events + self._cleared(frame_index, timestamp)
@@ -398,6 +395,8 @@ class TableTracker:
                 t.doubt = 0
                 return []
             t.doubt += 1
+            if t.doubt == 1:
+                t.doubt_from = frame
             if t.doubt < self.stable_frames:
                 return []
         else:
@@ -406,7 +405,12 @@ class TableTracker:
                   else None)
         first = max(t.first_frame, frame - self.stable_frames + 1)
         if t.settled:  # a card laid on a settled one came with the readings that changed it
-            t.since = self._laid_at(t, label, first)
+            # (a doubt settles after ``stable_frames`` votes, and a hand over the card holds
+            # them: it was laid when the doubt began. On a hard five-player film a 7 of
+            # Kumancha, in doubt from frame 770 under a resting hand, settled at 808 and
+            # went after the next player's card, laid at 793: two draws were inferred that
+            # nobody made.)
+            t.since = min(first, t.doubt_from) if t.doubt else first
         t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
         t.before_hand, t.hidden = None, False
         t.settled_at = frame
@@ -423,22 +427,6 @@ class TableTracker:
         t.asked = tuple(c for c, _ in candidates)
         return [self._event("unsure", t, None, conf, frame, ts, first=first,
                             covers=covers, candidates=candidates)]
-
-    @staticmethod
-    def _laid_at(t: _Track, label: str, first: int) -> int:
-        """When the card ``label``, laid on ``t``'s settled card, was first seen: the first
-        of the unbroken run of latest readings that rank it first (``first`` at the
-        latest). Its doubt takes ``stable_frames`` votes to settle, and a hand over it
-        holds the votes: on a hard five-player film a 7 of Kumancha read from frame 770
-        under a resting hand settled at 808, was taken as laid after the next player's
-        card (793), and two draws were inferred that nobody made. Readings that merely
-        rank it second or third may be the card beneath (the same suit, in dim light)."""
-        at = first
-        for (read, _, _), frame in zip(reversed(t.readings), reversed(t.read_at)):
-            if read != label:
-                break
-            at = min(at, frame)
-        return at
 
     def _twin(self, t: _Track) -> bool:
         """Whether another track near ``t`` (within two match distances, less than a card's
