@@ -28,6 +28,7 @@ from companion.layouts import Layout
 from companion.vision.classify import TOP_K
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionMap
+from companion.vision.track_event import TrackEvent
 from companion.vision.track_views import (
     FACE_DOWN,
     UNLIKE_VIEWS,
@@ -48,49 +49,6 @@ GONE_PICTURES = 64
 # A card unseen this long under a hand may have been taken away and another laid in its
 # place (a bridge's sweep): see track_views.unlike
 HIDDEN_FRAMES = 30
-
-
-@dataclass(frozen=True)
-class TrackEvent:
-    kind: str  # "appeared" | "removed" | "cleared" | "unsure"
-    card_id: str | None  # None: face-down card (appeared/removed), unsure, or cleared
-    center_mm: tuple[float, float]
-    zone: str | None  # the layout zone the card is in (None outside every zone)
-    confidence: float  # 0..1: how sure the tracker is of card_id (unsure: of the best guess)
-    first_frame: int  # the frame span the decision rests on
-    last_frame: int
-    timestamp: float  # of last_frame
-    track_id: int = -1
-    # unsure and appeared: the top readings (an appeared card's, should the game doubt it)
-    candidates: tuple[tuple[str, float], ...] = ()
-    # appeared: the card it was laid on top of; unsure: the card that lay there surely
-    # before its readings turned (a card laid on it, or a hand resting over it)
-    covers: str | None = None
-    resolves: bool = False  # appeared: names the card of this track's last unsure event
-    # appeared/unsure: the frame the card was first seen where it lies (-1: not known).
-    # A doubtful card settles frames after it was laid, maybe after the next player's card.
-    since: int = -1
-    # unsure: the confidence the tracker needed to name the card (None: not an unsure
-    # event). The referee may still name it, knowing cards the tracker does not.
-    needed: float | None = None
-
-    def to_json(self) -> dict:
-        d = {"kind": self.kind, "card": self.card_id, "zone": self.zone,
-             "center_mm": [round(float(v), 1) for v in self.center_mm],
-             "confidence": round(float(self.confidence), 3),
-             "frames": [self.first_frame, self.last_frame],
-             "timestamp": round(self.timestamp, 3), "track": self.track_id}
-        if self.candidates:
-            d["candidates"] = [[c, round(p, 3)] for c, p in self.candidates]
-        if self.covers:
-            d["covers"] = self.covers
-        if self.resolves:
-            d["resolves"] = True
-        if self.since >= 0:
-            d["since"] = self.since
-        if self.needed is not None:
-            d["needed"] = round(self.needed, 3)
-        return d
 
 
 @dataclass
@@ -301,7 +259,7 @@ class TableTracker:
                 kept = None
                 if evidence:  # else seen, but its reading was counted already
                     t.readings.append((label, conf, topk))
-                    kept = keep_view(t, frame_index, label, crop)
+                    kept = keep_view(t, frame_index, label, crop, conf >= self.min_confidence)
                     events += self._vote(t, frame_index, timestamp)
                 if crop is not None and not gated and motion is not None:
                     t.calm = kept if kept is not None else crop.copy()  # one copy a frame
@@ -328,7 +286,7 @@ class TableTracker:
                        views=deque(maxlen=self.stable_frames))
             self._next_id += 1
             t.readings.append((label, conf, topk))
-            keep_view(t, frame_index, label, crop)
+            keep_view(t, frame_index, label, crop, conf >= self.min_confidence)
             self._tracks.append(t)
         return events + self._cleared(frame_index, timestamp)
 
@@ -359,9 +317,10 @@ class TableTracker:
         recent = list(t.readings)[-self.stable_frames:]
         if len(recent) < self.stable_frames:
             return []
+        swapped = False  # another card lies there, read as the named one was
         if t.read_as is not None:  # its readings, as the players named the card
             if unlike(t, frame - self.stable_frames + 1):
-                t.read_as = None  # another card lies there, read as that one was
+                t.read_as, swapped = None, True
             else:
                 recent = [(t.label if lab == t.read_as else lab, c, k)
                           for lab, c, k in recent]
@@ -373,7 +332,13 @@ class TableTracker:
         resolves = t.settled and t.unsure and label in t.asked
         if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
-        if label == t.label and t.settled:
+        if swapped and label == t.label:
+            # Its readings name the card beneath, as they did when the players named it:
+            # only its crops tell, so the players are asked now. On a hard six-player film
+            # the 1 of Shamsher laid on the 2 the players had named read as the 2 (0.45),
+            # and Player 4's card was never known.
+            confident, t.doubt, t.doubt_from = False, self.stable_frames - 1, t.hand_at + 1
+        elif label == t.label and t.settled:
             t.doubt = 0
             if confident:
                 t.disturbed = False
@@ -390,8 +355,9 @@ class TableTracker:
             # real-art Kendra Kari film a Kumancha 6 that lay untouched was re-read as the
             # 8 (0.83) three times, and each time the players were asked what lay there.
             # An unsure card is the same doubt on the same terms: the players were asked.
-            if t.settled and (not t.disturbed or holds(t, self._candidates(recent))
-                              or still(t, frame - self.stable_frames + 1)):
+            if t.settled and not swapped and (
+                    not t.disturbed or holds(t, self._candidates(recent))
+                    or still(t, frame - self.stable_frames + 1)):
                 t.doubt = 0
                 return []
             t.doubt += 1

@@ -144,12 +144,14 @@ def _disc(size: int) -> np.ndarray:
     return mask
 
 
-def keep_view(t, frame: int, label: str, crop: np.ndarray | None) -> np.ndarray | None:
-    """A reading's whole crop, unless it agrees with a card the track holds surely (there is
-    nothing to decide). A copy, returned (None: none kept): the frame's crops are let go
-    with the frame."""
+def keep_view(t, frame: int, label: str, crop: np.ndarray | None, sure: bool
+              ) -> np.ndarray | None:
+    """A reading's whole crop, unless it is a ``sure`` reading of a card the track holds
+    surely (there is nothing to decide: a doubtful one may be of a card laid on it, read as
+    the one beneath was, see ``unlike``). A copy, returned (None: none kept): the frame's
+    crops are let go with the frame."""
     if crop is None or label == FACE_DOWN or (
-            t.settled and not t.unsure and label == t.label):
+            sure and t.settled and not t.unsure and label == t.label):
         return None
     kept = crop.copy()
     t.views.append((frame, label, kept))

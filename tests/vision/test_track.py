@@ -457,3 +457,40 @@ def test_a_card_laid_on_another_is_dated_from_when_its_doubt_began_not_its_last_
     (ev,) = run(tr, shown, start=6, motion=motion)
     assert (ev.kind, ev.covers) == ("unsure", "cheng-2")
     assert 10 <= ev.since < 14 and ev.last_frame > 34  # the resting hand came at frame 14
+
+
+@pytest.mark.parametrize("laid", ["another", "the same"])
+def test_a_card_laid_on_a_named_one_and_read_as_it_is_asked_about(laid):
+    """The players named the card as the reader reads it (the 2 of Shamsher, read 0.54);
+    a hand then lays the 1 on it, read as the 2 again (0.45). Only its crops tell: unlike
+    the card before the hand came, it is asked about at once. A hand passing over the same
+    card asks nothing."""
+    from companion.vision import track_views
+    first, _ = _pictures()
+    rng = np.random.default_rng(9)
+    noise = cv2.GaussianBlur(rng.uniform(0, 255, (96, 96)).astype(np.float32), (0, 0), 3)
+    other = cv2.cvtColor(cv2.normalize(noise, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8),
+                         cv2.COLOR_GRAY2BGR)
+    assert track_views.likeness(other, first) < track_views.OTHER_CARD
+    tr = TableTracker(LAYOUT, stable_frames=4, keep_pictures=True)
+    still, hand = still_and_hand_over("pos1")
+    reading = Reading("shamsher-2", conf=0.5, topk=(("shamsher-2", 0.5), ("shamsher-3", 0.2)))
+
+    def seen(crop, n, start):
+        events = []
+        for k in range(n):
+            det, cls = frame([(POS["pos1"], reading)])
+            det = replace(det, crops=crop[None])
+            events += tr.update(start + k, (start + k) / 30, det, cls, still)
+        return events
+
+    (asked,) = seen(first, 12, 0)
+    tr.name(asked.track_id, "shamsher-2", asked.last_frame)
+    assert seen(first, 8, 12) == []
+    run(tr, [[]] * 4, start=20, motion=[hand] * 4)  # a hand lays a card there, or passes
+    events = seen(other if laid == "another" else first, 12, 24)
+    if laid == "another":
+        assert [(e.kind, e.covers) for e in events] == [("unsure", "shamsher-2")]
+        assert 20 <= events[0].since <= 24  # laid by the hand there at frames 20-23
+    else:
+        assert events == [] and tr.table == {"pos1": ["shamsher-2"]}
