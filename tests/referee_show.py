@@ -116,6 +116,19 @@ class TableShow:
             zone = next(z.id for z in KK.zones if z.center_mm == tuple(target_mm))
             self.lay(lay, zone)
 
+    def sweep(self, prefix: str) -> None:
+        """Every card taken off the zones named ``prefix``..., each zone then seen empty
+        (the tracker's ``cleared``)."""
+        for zone in [z for z in self.table if z.startswith(prefix)]:
+            for card in list(self.table[zone]):
+                self.remove(card, zone)
+            self.frame += 1
+            centre = self.ref.layout.zone(zone).center_mm
+            self.outputs += self.ref.observe([TrackEvent("cleared", None, centre, zone, 1.0,
+                                                         self.frame, self.frame, self.t)],
+                                             self.frame, self.t)
+            del self.table[zone]
+
     def rulings(self) -> list:
         """The rulings as the story now stands (a two-card turn replaces its first card)."""
         return [o for o in self.ref.outputs if o.kind == "ruling"]

@@ -9,7 +9,6 @@ from referee_show import TableShow
 from companion.games.base import Move, Verdict
 from companion.record import simulate, table_view
 from companion.referee import Referee
-from companion.vision.track import TrackEvent
 
 
 def _opening(seed: int) -> list[Move]:
@@ -20,19 +19,6 @@ def _opening(seed: int) -> list[Move]:
             break
         moves.append(move)
     return moves
-
-
-def _sweep(show: TableShow) -> None:
-    """The trick's cards taken off the play spots, each spot then seen empty."""
-    for zone in [z for z in show.table if z.startswith("play")]:
-        for card in list(show.table[zone]):
-            show.remove(card, zone)
-        show.frame += 1
-        centre = show.ref.layout.zone(zone).center_mm
-        show.outputs += show.ref.observe([TrackEvent("cleared", None, centre, zone, 1.0,
-                                                     show.frame, show.frame, show.t)],
-                                         show.frame, show.t)
-        del show.table[zone]
 
 
 def _show_with_one_unseen(seed: int, which: int) -> tuple[TableShow, list[Move], Move]:
@@ -48,12 +34,12 @@ def _show_with_one_unseen(seed: int, which: int) -> tuple[TableShow, list[Move],
         if ends and enders == which and unseen is None:
             unseen = move
             show._tick(move.player)
-            _sweep(show)
+            show.sweep("play")
             continue
         enders += ends
         show.ganjifa(move)
         if not show.ref.engine.picture.table.trick and unseen is None:
-            _sweep(show)
+            show.sweep("play")
     assert unseen is not None
     return show, moves, unseen
 
@@ -86,7 +72,7 @@ def test_a_lead_taken_back_is_no_trick_gathered():
     moves = _opening(0)
     show = TableShow(Referee("ganjifa", 4))
     show.ganjifa(moves[0])
-    _sweep(show)
+    show.sweep("play")
     assert not [o for o in show.outputs if o.kind == "unseen"]
     assert show.ref.waiting_for == ""
 
@@ -106,14 +92,14 @@ def test_an_unseen_card_goes_before_the_card_refused_for_want_of_it(seed):
             break
         show.ganjifa(move)
         if not show.ref.engine.picture.table.trick:
-            _sweep(show)
+            show.sweep("play")
     unseen, after = moves[k], moves[k + 1]
     show._tick(unseen.player)  # a resting hand hides it for as long as it lies there
     show.ganjifa(after)
     assert show.rulings()[-1].ruling.verdict is Verdict.ILLEGAL  # "still has to play"
     show.frame += 60  # the trick lies a while before it is gathered (not two cards together)
     show.t += 2.0
-    _sweep(show)
+    show.sweep("play")
     (asked,) = [o for o in show.outputs if o.kind == "unseen"]
     show.ref.confirm(unseen.cards[0].id, asked.zone, show.frame, show.t)
     assert [o.move for o in show.rulings()] == moves[:k + 2]

@@ -9,21 +9,6 @@ from referee_show import TableShow
 from companion.games.base import Move, Verdict
 from companion.record import simulate, table_view
 from companion.referee import Referee
-from companion.vision.track import TrackEvent
-
-
-def _sweep_ring(show: TableShow) -> None:
-    """Every card taken off the ring, each position then seen empty (the tracker's
-    ``cleared``)."""
-    for zone in [z for z in show.table if z.startswith("pos")]:
-        for card in list(show.table[zone]):
-            show.remove(card, zone)
-        show.frame += 1
-        centre = show.ref.layout.zone(zone).center_mm
-        show.outputs += show.ref.observe([TrackEvent("cleared", None, centre, zone, 1.0,
-                                                     show.frame, show.frame, show.t)],
-                                         show.frame, show.t)
-        del show.table[zone]
 
 
 def _to_bridge(seed: int, cards: int) -> tuple[list[Move], int]:
@@ -43,7 +28,7 @@ def _shown_without(moves: list[Move], k: int) -> TableShow:
             show.table.clear()  # (``kendra_kari`` took its cards off, one by one)
     show._tick(moves[k].player)
     show.t += 2.0
-    _sweep_ring(show)
+    show.sweep("pos")
     return show
 
 
@@ -75,6 +60,6 @@ def test_a_bridge_seen_then_gathered_asks_nothing():
         show.kendra_kari(move)  # (the bridge's cards are taken off as seen)
     for zone, cards in [(z, c) for z, c in show.table.items() if z.startswith("pos")]:
         cards.clear()
-    _sweep_ring(show)
+    show.sweep("pos")
     assert not [o for o in show.outputs if o.kind == "unseen"]
     assert show.ref.waiting_for == ""

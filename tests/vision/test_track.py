@@ -378,6 +378,17 @@ def test_a_card_seen_as_two_tracks_is_not_removed_while_one_still_holds_it():
     assert [e.kind for e in run(tr, [[]] * 6, start=18)] == ["removed", "cleared"]
 
 
+def seen_as(tr: TableTracker, reading: Reading, crop: np.ndarray, n: int, start: int,
+            motion: MotionMap, zone: str = "pos1") -> list:
+    """``n`` frames of one card on ``zone``, read as ``reading``, its crop ``crop``."""
+    events = []
+    for k in range(n):
+        det, cls = frame([(POS[zone], reading)])
+        events += tr.update(start + k, (start + k) / 30, replace(det, crops=crop[None]), cls,
+                            motion)
+    return events
+
+
 def _pictures() -> tuple[np.ndarray, np.ndarray]:
     """Two crops of cards alike as two number cards of one suit are (a likeness between
     the bars of track_views.unlike)."""
@@ -404,19 +415,12 @@ def test_a_named_card_hidden_long_under_a_hand_is_asked_about_unless_it_looks_th
     still, hand = still_and_hand_over("pos1")
     reading = Reading("kalki-7", conf=0.6, topk=(("kalki-7", 0.6), ("kalki-2", 0.3)))
 
-    def seen(crop, n, start, motion):
-        events = []
-        for k in range(n):
-            det, cls = frame([(POS["pos1"], reading)])
-            det = replace(det, crops=crop[None])
-            events += tr.update(start + k, (start + k) / 30, det, cls, motion)
-        return events
-
-    (asked,) = seen(first, 12, 0, still)
+    (asked,) = seen_as(tr, reading, first, 12, 0, still)
     tr.name(asked.track_id, "kalki-2", asked.last_frame)
-    assert seen(first, 8, 12, still) == []
+    assert seen_as(tr, reading, first, 8, 12, still) == []
     run(tr, [[]] * hidden_frames, start=20, motion=[hand] * hidden_frames)
-    events = seen(second if laid == "another" else first, 12, 20 + hidden_frames, still)
+    events = seen_as(tr, reading, second if laid == "another" else first, 12,
+                     20 + hidden_frames, still)
     if laid == "another" and hidden_frames > 30:
         assert [(e.kind, e.covers) for e in events] == [("unsure", "kalki-2")]
     else:
@@ -476,19 +480,11 @@ def test_a_card_laid_on_a_named_one_and_read_as_it_is_asked_about(laid):
     still, hand = still_and_hand_over("pos1")
     reading = Reading("shamsher-2", conf=0.5, topk=(("shamsher-2", 0.5), ("shamsher-3", 0.2)))
 
-    def seen(crop, n, start):
-        events = []
-        for k in range(n):
-            det, cls = frame([(POS["pos1"], reading)])
-            det = replace(det, crops=crop[None])
-            events += tr.update(start + k, (start + k) / 30, det, cls, still)
-        return events
-
-    (asked,) = seen(first, 12, 0)
+    (asked,) = seen_as(tr, reading, first, 12, 0, still)
     tr.name(asked.track_id, "shamsher-2", asked.last_frame)
-    assert seen(first, 8, 12) == []
+    assert seen_as(tr, reading, first, 8, 12, still) == []
     run(tr, [[]] * 4, start=20, motion=[hand] * 4)  # a hand lays a card there, or passes
-    events = seen(other if laid == "another" else first, 12, 24)
+    events = seen_as(tr, reading, other if laid == "another" else first, 12, 24, still)
     if laid == "another":
         assert [(e.kind, e.covers) for e in events] == [("unsure", "shamsher-2")]
         assert 20 <= events[0].since <= 24  # laid by the hand there at frames 20-23
