@@ -21,9 +21,11 @@ def _opening(seed: int) -> list[Move]:
     return moves
 
 
-def _show_with_one_unseen(seed: int, which: int) -> tuple[TableShow, list[Move], Move]:
+def _show_with_one_unseen(seed: int, which: int, stop: bool = False
+                          ) -> tuple[TableShow, list[Move], Move]:
     """The opening shown trick by trick, each trick swept once complete, but for the
-    ``which``-th trick-ending follow: never seen, its trick swept without it."""
+    ``which``-th trick-ending follow: never seen, its trick swept without it (``stop``: and
+    nothing after it)."""
     moves = _opening(seed)
     show = TableShow(Referee("ganjifa", 4))
     enders = 0
@@ -35,6 +37,8 @@ def _show_with_one_unseen(seed: int, which: int) -> tuple[TableShow, list[Move],
             unseen = move
             show._tick(move.player)
             show.sweep("play")
+            if stop:
+                break
             continue
         enders += ends
         show.ganjifa(move)
@@ -104,3 +108,15 @@ def test_an_unseen_card_goes_before_the_card_refused_for_want_of_it(seed):
     show.ref.confirm(unseen.cards[0].id, asked.zone, show.frame, show.t)
     assert [o.move for o in show.rulings()] == moves[:k + 2]
     assert not [o for o in show.rulings() if o.ruling.verdict is Verdict.ILLEGAL]
+
+
+def test_an_answer_naming_a_card_already_played_is_not_asked_again():
+    """Named as a card the game has seen that player play before, the unseen card is no
+    card: the trick is not asked about again (it was, for ever, on a hard Dashavatara
+    film, answered with the card that player had laid on the spot a trick before)."""
+    show, moves, unseen = _show_with_one_unseen(0, 1, stop=True)
+    zone = f"play{unseen.player}"
+    before = next(m.cards[0] for m in moves[:moves.index(unseen)] if m.player == unseen.player)
+    out = show.ref.confirm(before.id, zone, show.frame, show.t)
+    assert not [o for o in out if o.kind == "unseen"]
+    assert show.ref.waiting_for == ""

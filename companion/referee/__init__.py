@@ -87,7 +87,7 @@ RING_GRACE_S = 1.0
 # be over its zone (see ``Referee._hand_at``)
 LAID_WITHIN = 10
 # Frames before it in which that hand laid it (see ``Referee._hand_at``)
-LAID_BEFORE = 10
+LAID_BEFORE = 20
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3

@@ -70,9 +70,13 @@ class Answers:
             self._named[track] = card.id
         if card not in stack and not (track >= 0 and track in self._gone) and not gathered:
             stack.append(card)
-        if gathered:  # (a doubled trick may lack another card)
-            return self._name_pending(pending, card, was) + self._gathered_short(frame,
-                                                                                 timestamp)
+        if gathered:
+            told = len(self._facts)
+            out = self._name_pending(pending, card, was)
+            # (a doubled trick may lack another card; an answer naming a card the game has
+            # seen played names nothing, and asking again asked it forever)
+            return out + (self._gathered_short(frame, timestamp)
+                          if len(self._facts) == told else [])
         if pending is not None:
             return self._name_pending(pending, card, was)
         return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))

@@ -96,6 +96,9 @@ class _Track:
     # since the last hand came, the card went unseen for ``HIDDEN_FRAMES`` or more (under
     # the hand, or taken away and another laid there): see track_views.unlike
     hidden: bool = False
+    # a card unlike the named one lies there since a hand came, read as the named one was
+    # (``track_views.unlike``): its readings are a doubt until they settle
+    swapped: bool = False
 
 
 class TableTracker:
@@ -317,10 +320,10 @@ class TableTracker:
         recent = list(t.readings)[-self.stable_frames:]
         if len(recent) < self.stable_frames:
             return []
-        swapped = False  # another card lies there, read as the named one was
         if t.read_as is not None:  # its readings, as the players named the card
             if unlike(t, frame - self.stable_frames + 1):
-                t.read_as, swapped = None, True
+                # (laid by the hand that came last)
+                t.read_as, t.swapped, t.doubt_from = None, True, t.hand_at + 1
             else:
                 recent = [(t.label if lab == t.read_as else lab, c, k)
                           for lab, c, k in recent]
@@ -332,12 +335,12 @@ class TableTracker:
         resolves = t.settled and t.unsure and label in t.asked
         if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
-        if swapped and label == t.label:
+        if t.swapped and label == t.label:
             # Its readings name the card beneath, as they did when the players named it:
-            # only its crops tell, so the players are asked now. On a hard six-player film
-            # the 1 of Shamsher laid on the 2 the players had named read as the 2 (0.45),
-            # and Player 4's card was never known.
-            confident, t.doubt, t.doubt_from = False, self.stable_frames - 1, t.hand_at + 1
+            # only its crops tell, so it is a doubt like any other. On a hard six-player
+            # film the 1 of Shamsher laid on the 2 the players had named read as the 2
+            # (0.45), and Player 4's card was never known.
+            confident = False
         elif label == t.label and t.settled:
             t.doubt = 0
             if confident:
@@ -355,13 +358,13 @@ class TableTracker:
             # real-art Kendra Kari film a Kumancha 6 that lay untouched was re-read as the
             # 8 (0.83) three times, and each time the players were asked what lay there.
             # An unsure card is the same doubt on the same terms: the players were asked.
-            if t.settled and not swapped and (
+            if t.settled and not t.swapped and (
                     not t.disturbed or holds(t, self._candidates(recent))
                     or still(t, frame - self.stable_frames + 1)):
                 t.doubt = 0
                 return []
             t.doubt += 1
-            if t.doubt == 1:
+            if t.doubt == 1 and not t.swapped:
                 t.doubt_from = frame
             if t.doubt < self.stable_frames:
                 return []
@@ -377,7 +380,7 @@ class TableTracker:
             # went after the next player's card, laid at 793: two draws were inferred that
             # nobody made.)
             t.since = min(first, t.doubt_from) if t.doubt else first
-        t.settled, t.label, t.disturbed, t.read_as = True, label, False, None
+        t.settled, t.label, t.disturbed, t.read_as, t.swapped = True, label, False, None, False
         t.before_hand, t.hidden = None, False
         t.settled_at = frame
         t.picture = sharpest(t.views, label, first)
