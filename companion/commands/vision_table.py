@@ -357,7 +357,9 @@ class TerminalAsker:
         """Ask which card lies on the zone ``asked`` (an unsure or doubt output) is about
         until the answer is a card, or none of these."""
         from companion.referee import RefereeError
-        zone, names = asked.zone, list(asked.choices)
+        # (with no readings to offer, the cards the rules let lie there: the dashboard's
+        # first row of the deck's grid)
+        zone, names = asked.zone, list(asked.choices or asked.could)
         listed = "".join(f"\n  {k}) {card_words(c)} ({c})" for k, c in enumerate(names, 1))
         which = asked.text if asked.kind == "unseen" else \
             f"Which card was laid on {asked.place or zone}?"

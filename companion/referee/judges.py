@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from companion.referee import Referee
 
 
-# Two cards of different seats seen laid within this many frames of each other (a third of a
-# second at 30 fps) are judged in turn order (``PerSeatJudge.facts``)
-TOGETHER = 10
+# Two cards of different seats seen laid within this many frames of each other (half a
+# second at 30 fps) are judged in turn order (``PerSeatJudge.facts``). At 10, a lead seen 12
+# frames after the next player's card (a hand over it) was taken for a lead passed, and 4 of
+# a hard Dashavatara film's 119 moves were lost.
+TOGETHER = 15
 # A hand seen drawing before its turn came waits this many frames (3 s at 30 fps) for it
 # (``KendraKariJudge._take_held_draw``)
 HELD_DRAW = 90
