@@ -214,16 +214,8 @@ class KendraKariJudge:
         if self.held_draw is None:
             return False
         first, drew = self.held_draw
-        eng = self.ref.engine
-        missed = eng.state.turn
-        eng.observe(Move(missed, "draw"))
-        in_turn = eng.state.turn == first
-        if in_turn:
-            eng.observe(Move(first, "draw"))
-            in_turn = eng.state.turn == seat
-            eng.undo()
-        eng.undo()
-        if not in_turn or not drew.frame < f.frame:
+        missed = self.ref.engine.state.turn
+        if self._turns_after_draws(2, seat) != [first, seat] or not drew.frame < f.frame:
             return False
         self.held_draw = None
         self.d.outputs.append(RefereeOutput(
@@ -234,23 +226,30 @@ class KendraKariJudge:
         self._draw(seat, f)
         return True
 
+    def _turns_after_draws(self, most: int, until: int) -> list[int]:
+        """Whose turn it would be after each of up to ``most`` draws in turn order, stopping
+        at ``until``'s turn: draws the camera may have missed, tried on the engine and
+        taken back."""
+        eng = self.ref.engine
+        turns: list[int] = []
+        while len(turns) < most and eng.state.turn != until:
+            eng.observe(Move(eng.state.turn, "draw"))
+            turns.append(eng.state.turn)
+        for _ in turns:
+            eng.undo()
+        return turns
+
     def _unseen_draws(self, f: Fact, hand: int, most: int):
         """The hand of the seat after the one to play laid the card: that player cannot
         have played, and a player who cannot play draws, so they drew where the camera
         missed it. The draw is judged (it is unverifiable anyway) and marked as inferred."""
         eng = self.ref.engine
-        steps = 0
         # One missed draw is a camera's slip; a whole round of them is more likely a hand
         # taken for the wrong seat, so then the turn order stands.
-        while steps < most and eng.state.turn != hand:
-            eng.observe(Move(eng.state.turn, "draw"))
-            steps += 1
-        reached = eng.state.turn == hand
-        for _ in range(steps):
-            eng.undo()
-        if not reached or steps == 0:
+        turns = self._turns_after_draws(most, hand)
+        if not turns or turns[-1] != hand:
             return None
-        for _ in range(steps):
+        for _ in turns:
             seat = eng.state.turn
             self.d.outputs.append(RefereeOutput(
                 "draw", f"{seat_name(seat)} must have drawn from the stock (not seen: "

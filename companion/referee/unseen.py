@@ -92,10 +92,9 @@ class Unseen:
         since = min(max((f.when for f in self._facts if f.kind in ("laid", "draw")),
                         default=frame - 1) + 1, frame)
         first, bridge = f"pos{q}", "pos7"
-        builder = seat_name(seat)
         # (no buttons: the deck's cards the rules let lie there are the players' first row)
         out = [RefereeOutput("unseen", f"The ring was gathered, but no bridge was seen: "
-                             f"did {builder} play a card to Position {q} before the bridge? "
+                             f"did {seat_name(seat)} play a card to Position {q} before the bridge? "
                              "Which one? (None of these, if the bridge was one card.)", frame,
                              timestamp, zone=first, place=self.layout.place(first),
                              could=could_lie_at(self.engine, first)),
