@@ -32,6 +32,7 @@ from companion.vision.track_event import TrackEvent
 from companion.vision.track_views import (
     FACE_DOWN,
     UNLIKE_VIEWS,
+    alike,
     holds,
     keep_view,
     sharpest,
@@ -335,6 +336,12 @@ class TableTracker:
         resolves = t.settled and t.unsure and label in t.asked
         if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
+        if confident and t.settled and not t.unsure and not t.disturbed and label != t.label:
+            # Ruling *no-card-without-a-hand*: nor do sure readings of another card change a
+            # card no hand came near (they are a doubt, below). With the Dashavatara deck's
+            # profile a Varaha raja read surely (1.00) was read as the Parashurama raja (0.97)
+            # 11 frames later, no hand near, and refused as Player 1's second card.
+            confident = False
         if t.swapped and label == t.label:
             # Its readings name the card beneath, as they did when the players named it:
             # only its crops tell, so it is a doubt like any other. On a hard six-player
@@ -360,7 +367,8 @@ class TableTracker:
             # An unsure card is the same doubt on the same terms: the players were asked.
             if t.settled and not t.swapped and (
                     not t.disturbed or holds(t, self._candidates(recent))
-                    or still(t, frame - self.stable_frames + 1)):
+                    or still(t, frame - self.stable_frames + 1)
+                    or alike(t, frame - self.stable_frames + 1)):
                 t.doubt = 0
                 return []
             t.doubt += 1

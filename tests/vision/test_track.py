@@ -2,65 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
+from track_show import LAYOUT, POS, Reading, frame, run, still_and_hand_over
 
-from companion.layouts import load_layout
-from companion.vision.classify import Classifications
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionGate, MotionMap
 from companion.vision.track import TableTracker
-
-LAYOUT = load_layout("kendra-kari")
-POS = {z.id: z.center_mm for z in LAYOUT.zones}
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What the classifier says about one card (an oracle built in the test)."""
-
-    card: str | None
-    conf: float = 0.99
-    face_down: bool = False
-    topk: tuple = ()
-    evidence: bool = True  # False: a reading given again (companion.vision.reuse)
-
-
-
-
-def frame(cards: list[tuple[tuple[float, float], Reading]]) -> tuple[Detections, Classifications]:
-    n = len(cards)
-    centers = np.array([c for c, _ in cards], float).reshape(n, 2)
-    det = Detections(centers, centers * 2, np.full(n, 60.0), np.ones(n),
-                     np.zeros((n, 96, 96, 3), np.uint8), np.ones(n))
-    cls = Classifications(
-        [None if r.face_down else r.card for _, r in cards],
-        np.array([r.conf for _, r in cards]),
-        np.array([0.99 if r.face_down else 0.0 for _, r in cards]),
-        np.array([0.0 if (r.face_down or r.card) else 0.99 for _, r in cards]),
-        [list(r.topk or ((r.card, r.conf),)) if r.card else [] for _, r in cards],
-        evidence=np.array([r.evidence for _, r in cards], bool))
-    return det, cls
-
-
-def still_and_hand_over(zone: str, px: float = 0.5) -> tuple[MotionMap, MotionMap]:
-    """Motion maps of a still table, and of a hand over ``zone``."""
-    mask = np.zeros((300, 400), bool)
-    x, y = (np.asarray(POS[zone]) * px).astype(int)
-    mask[y - 10:y + 10, x - 10:x + 10] = True
-    return MotionMap.still(mask.shape, px), MotionMap.of(mask, px)
-
-
-def run(tracker: TableTracker, frames: list, start: int = 0, motion=None) -> list:
-    events = []
-    for k, cards in enumerate(frames):
-        det, cls = frame(cards)
-        m = motion[k] if motion is not None else None
-        events += tracker.update(start + k, (start + k) / 30, det, cls, m)
-    return events
 
 
 def test_a_card_appears_only_once_it_is_stable():
@@ -270,8 +221,8 @@ def test_a_settled_card_keeps_its_name_through_doubtful_readings_of_it():
 
 
 def test_a_card_no_hand_came_near_is_not_doubted_by_readings_of_another():
-    """A card does not change by itself: readings that rank another card first, doubtfully,
-    ask the players only once a hand has come near the card since it was read surely."""
+    """A card does not change by itself: readings that rank another card first, doubtfully
+    or surely, count only once a hand has come near the card since it was read surely."""
     tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=0.9)  # a profile of new art
     still, hand = still_and_hand_over("pos3")
     sure = [[(POS["pos3"], Reading("kumancha-6", conf=0.91))]]
@@ -291,6 +242,10 @@ def test_a_card_no_hand_came_near_is_not_doubted_by_readings_of_another():
     run(tr, [[]] * 2, start=5, motion=[hand] * 2)
     run(tr, sure * 4, start=7, motion=[still] * 4)
     assert run(tr, misread * 12, start=11, motion=[still] * 12) == []
+    # nor do sure ones (no-card-without-a-hand)
+    assert run(tr, [[(POS["pos3"], Reading("kumancha-8", conf=0.97))]] * 8, start=23,
+               motion=[still] * 8) == []
+    assert tr.table == {"pos3": ["kumancha-6"]}
 
 
 def test_a_doubted_card_needs_stronger_readings_to_be_named_later():
@@ -376,117 +331,3 @@ def test_a_card_seen_as_two_tracks_is_not_removed_while_one_still_holds_it():
     assert [e.kind for e in events] == ["appeared", "appeared"]
     # a card taken away for good still goes
     assert [e.kind for e in run(tr, [[]] * 6, start=18)] == ["removed", "cleared"]
-
-
-def seen_as(tr: TableTracker, reading: Reading, crop: np.ndarray, n: int, start: int,
-            motion: MotionMap, zone: str = "pos1") -> list:
-    """``n`` frames of one card on ``zone``, read as ``reading``, its crop ``crop``."""
-    events = []
-    for k in range(n):
-        det, cls = frame([(POS[zone], reading)])
-        events += tr.update(start + k, (start + k) / 30, replace(det, crops=crop[None]), cls,
-                            motion)
-    return events
-
-
-def _pictures() -> tuple[np.ndarray, np.ndarray]:
-    """Two crops of cards alike as two number cards of one suit are (a likeness between
-    the bars of track_views.unlike)."""
-    rng = np.random.default_rng(4)
-    base = cv2.GaussianBlur(rng.uniform(0, 255, (96, 96)).astype(np.float32), (0, 0), 3)
-    other = cv2.GaussianBlur(rng.uniform(0, 255, (96, 96)).astype(np.float32), (0, 0), 3)
-    a = cv2.normalize(base, None, 0, 255, cv2.NORM_MINMAX)
-    b = cv2.normalize(base + 0.75 * other, None, 0, 255, cv2.NORM_MINMAX)
-    return tuple(cv2.cvtColor(x.astype(np.uint8), cv2.COLOR_GRAY2BGR) for x in (a, b))
-
-
-@pytest.mark.parametrize("hidden_frames, laid", [(40, "another"), (40, "the same"),
-                                                 (10, "another")])
-def test_a_named_card_hidden_long_under_a_hand_is_asked_about_unless_it_looks_the_same(
-        hidden_frames, laid):
-    """A bridge's sweep kept a hand over Position 1 for 56 frames: its card was taken away
-    and another of the suit laid there, read as the first had been. A card hidden that long
-    is held to look the same (track_views.SAME_CARD), not merely not unlike."""
-    from companion.vision import track_views
-    first, second = _pictures()
-    like = track_views.likeness(second, first)
-    assert track_views.OTHER_CARD < like < track_views.SAME_CARD
-    tr = TableTracker(LAYOUT, stable_frames=4, min_confidence=1.001, keep_pictures=True)
-    still, hand = still_and_hand_over("pos1")
-    reading = Reading("kalki-7", conf=0.6, topk=(("kalki-7", 0.6), ("kalki-2", 0.3)))
-
-    (asked,) = seen_as(tr, reading, first, 12, 0, still)
-    tr.name(asked.track_id, "kalki-2", asked.last_frame)
-    assert seen_as(tr, reading, first, 8, 12, still) == []
-    run(tr, [[]] * hidden_frames, start=20, motion=[hand] * hidden_frames)
-    events = seen_as(tr, reading, second if laid == "another" else first, 12,
-                     20 + hidden_frames, still)
-    if laid == "another" and hidden_frames > 30:
-        assert [(e.kind, e.covers) for e in events] == [("unsure", "kalki-2")]
-    else:
-        assert events == [] and tr.table == {"pos1": ["kalki-2"]}
-
-
-def test_a_doubtful_card_a_hand_hides_for_a_second_is_asked_about_at_once():
-    """A resting hand covered a card still being read (0.85 against a 0.9 bar) until its
-    trick was gathered: the referee must hear of it before, or it refuses the next card."""
-    from companion.vision.track import HIDDEN_FRAMES
-    tr = TableTracker(LAYOUT, stable_frames=5, min_confidence=0.9)
-    still, hand = still_and_hand_over("pos3")
-    doubt = Reading("buddha-1", conf=0.85, topk=(("buddha-1", 0.85), ("buddha-4", 0.1)))
-    assert run(tr, [[(POS["pos3"], doubt)]] * 8, motion=[still] * 8) == []  # still in doubt
-    hidden = run(tr, [[]] * (HIDDEN_FRAMES + 20), start=8, motion=[hand] * (HIDDEN_FRAMES + 20))
-    assert [(e.kind, e.candidates[0][0], e.since, e.last_frame) for e in hidden] == [
-        ("unsure", "buddha-1", 0, 7)]
-    gone = run(tr, [[]] * 10, start=HIDDEN_FRAMES + 28, motion=[still] * 10)
-    assert [(e.kind, e.card_id) for e in gone] == [("removed", None), ("cleared", None)]
-    # hidden for less than that, it is read again once the hand has gone
-    tr.reset()
-    run(tr, [[(POS["pos3"], doubt)]] * 8, motion=[still] * 8)
-    assert run(tr, [[]] * (HIDDEN_FRAMES - 1), start=8, motion=[hand] * (HIDDEN_FRAMES - 1)) == []
-
-
-def test_a_card_laid_on_another_is_dated_from_when_its_doubt_began_not_its_last_votes():
-    """A doubtful card laid on a settled one, read for a few frames, then hidden under a
-    resting hand before its doubt settled: it was laid before that hand came, not when its
-    votes were at last enough. Dated by its last votes, it went after the next player's
-    card, and the referee inferred draws nobody made."""
-    tr = TableTracker(LAYOUT, stable_frames=5)
-    still, hand = still_and_hand_over("pos6")
-    doubt = Reading("kumancha-7", conf=0.6, topk=(("kumancha-7", 0.6), ("kumancha-2", 0.3)))
-    sure = [(POS["pos6"], Reading("cheng-2"))]
-    run(tr, [sure] * 6, motion=[still] * 6)
-    shown = [[]] * 4 + [[(POS["pos6"], doubt)]] * 4 + [[]] * 20 + [[(POS["pos6"], doubt)]] * 6
-    motion = [hand] * 4 + [still] * 4 + [hand] * 20 + [still] * 6
-    (ev,) = run(tr, shown, start=6, motion=motion)
-    assert (ev.kind, ev.covers) == ("unsure", "cheng-2")
-    assert 10 <= ev.since < 14 and ev.last_frame > 34  # the resting hand came at frame 14
-
-
-@pytest.mark.parametrize("laid", ["another", "the same"])
-def test_a_card_laid_on_a_named_one_and_read_as_it_is_asked_about(laid):
-    """The players named the card as the reader reads it (the 2 of Shamsher, read 0.54);
-    a hand then lays the 1 on it, read as the 2 again (0.45). Only its crops tell: unlike
-    the card before the hand came, it is asked about at once. A hand passing over the same
-    card asks nothing."""
-    from companion.vision import track_views
-    first, _ = _pictures()
-    rng = np.random.default_rng(9)
-    noise = cv2.GaussianBlur(rng.uniform(0, 255, (96, 96)).astype(np.float32), (0, 0), 3)
-    other = cv2.cvtColor(cv2.normalize(noise, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8),
-                         cv2.COLOR_GRAY2BGR)
-    assert track_views.likeness(other, first) < track_views.OTHER_CARD
-    tr = TableTracker(LAYOUT, stable_frames=4, keep_pictures=True)
-    still, hand = still_and_hand_over("pos1")
-    reading = Reading("shamsher-2", conf=0.5, topk=(("shamsher-2", 0.5), ("shamsher-3", 0.2)))
-
-    (asked,) = seen_as(tr, reading, first, 12, 0, still)
-    tr.name(asked.track_id, "shamsher-2", asked.last_frame)
-    assert seen_as(tr, reading, first, 8, 12, still) == []
-    run(tr, [[]] * 4, start=20, motion=[hand] * 4)  # a hand lays a card there, or passes
-    events = seen_as(tr, reading, other if laid == "another" else first, 12, 24, still)
-    if laid == "another":
-        assert [(e.kind, e.covers) for e in events] == [("unsure", "shamsher-2")]
-        assert 20 <= events[0].since <= 24  # laid by the hand there at frames 20-23
-    else:
-        assert events == [] and tr.table == {"pos1": ["shamsher-2"]}
