@@ -87,16 +87,17 @@ class TableShow:
                 for card in list(self.table.get(zone, [])):
                     self.remove(card, zone)
 
-    def reach(self, seat: int, target_mm, lay: Card | None = None, inset_mm: float = -20.0
-              ) -> None:
+    def reach(self, seat: int, target_mm, lay: Card | None = None, inset_mm: float = -20.0,
+              first_seen: float = 0.2) -> None:
         """An arm from the seat's edge of the mat (Player 1 at the bottom, then clockwise)
         to ``target_mm`` and back, as motion maps; lays ``lay`` there at the turn. The arm
-        is seen from ``inset_mm`` inside the mat's edge (negative: from beyond it)."""
+        is seen from ``inset_mm`` inside the mat's edge (negative: from beyond it), its hand
+        first seen ``first_seen`` of the way in (a quick hand: most of it)."""
         angle = np.radians(90 + 90 * seat)
         centre = np.array([297.0, 210.0])
         edge = centre + np.array([np.cos(angle) * (297 - inset_mm),
                                   np.sin(angle) * (210 - inset_mm)])
-        path = [edge + (np.array(target_mm) - edge) * f for f in np.linspace(0.2, 1, 6)]
+        path = [edge + (np.array(target_mm) - edge) * f for f in np.linspace(first_seen, 1, 6)]
         for k, tip in enumerate(path + path[::-1][1:]):
             mask = np.zeros((252, 356), np.uint8)
             a = (edge * 0.6).astype(int)

@@ -149,6 +149,33 @@ def test_the_hand_that_laid_a_card_is_the_nearest_not_an_idle_one_passing_after(
     assert not [o for o in out if o.kind in ("draw", "question")]
 
 
+@pytest.mark.parametrize("seed", [3, 5])
+def test_a_quick_hand_first_seen_over_the_card_laid_it(seed):
+    """Ruling *quick-hand-over-the-card*: at a brisk pace a player's hand is first seen
+    already over the position it lays a card on (100 mm from their edge), so it is never
+    seen coming in. The card is that hand's, not the hand that reached near it before."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    k = next(i for i in range(2, len(moves))
+             if moves[i].action == "play" and moves[i - 1].action != "draw"
+             and moves[i].target != "7")
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:k]:
+        show.kendra_kari(move, hands=True)
+    laid = moves[k]
+    zone = f"pos{laid.target}"
+    centre = show.ref.layout.zone(zone).center_mm
+    show.reach((laid.player + 1) % 4, (centre[0], centre[1] + 60.0))  # passing near it
+    for _ in range(15):
+        show.frame += 1
+        show.ref.observe([], show.frame, show.t, MotionMap.still((252, 356), 0.6))
+    show.reach(laid.player, centre, first_seen=0.95)
+    card = TrackEvent("appeared", laid.cards[0].id, centre, zone, 0.99, show.frame - 5,
+                      show.frame, show.t, 78, since=show.frame - 5)
+    out = show.ref.observe([card], show.frame, show.t)
+    assert show.rulings()[-1].move == laid
+    assert not [o for o in out if o.kind in ("draw", "question")]
+
+
 def _three_draws(seed: int) -> tuple[list, int]:
     """A game's moves and the index of the first of three draws in a row, none of their
     cards played (each drawn card kept)."""

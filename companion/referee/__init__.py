@@ -88,6 +88,8 @@ RING_GRACE_S = 1.0
 LAID_WITHIN = 10
 # Frames before it in which that hand laid it (see ``Referee._hand_at``)
 LAID_BEFORE = 20
+# A hand seen this near a card's place then, even one not seen coming in, laid it
+LAID_OVER_MM = 40.0
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
@@ -341,20 +343,32 @@ class Referee(Answers, Unseen):
         it over its place. On a hard six-player film Player 1's idle hand passed 52 mm from
         Position 3 a frame after Player 2's had laid the 1 of Cheng there (38 mm), and the
         card was taken for Player 1's: 17 of 79 moves were lost with this and the hands
-        below."""
+        below.
+
+        Ruling *quick-hand-over-the-card*: if no hand was seen coming in there then, a hand
+        seen over the card's place (``LAID_OVER_MM``) laid it, seen coming in or not. At a
+        brisk pace Player 1's hand was first seen on Position 4, 100 mm in from their edge,
+        and came 32 mm nearer after: the raja of Kumancha was taken for Player 4's, whose hand
+        had reached past it 10 frames before, and 11 of 35 moves were lost."""
         if ev.since < 0:
             return self._hand_over(ev.zone, ev.last_frame)
         frame = min(ev.last_frame, ev.since + LAID_WITHIN)
-        near = self._hand_over(ev.zone, frame, frame - ev.since + LAID_BEFORE, nearest=True)
-        return near if near[0] is not None else self._hand_over(ev.zone, frame)
+        window = frame - ev.since + LAID_BEFORE
+        for over in (None, LAID_OVER_MM):
+            near = self._hand_over(ev.zone, frame, window, nearest=True, over_mm=over)
+            if near[0] is not None:
+                return near
+        return self._hand_over(ev.zone, frame)
 
-    def _hand_over(self, zone: str, frame: int, window: int = 90, nearest: bool = False
-                   ) -> tuple[int | None, str]:
+    def _hand_over(self, zone: str, frame: int, window: int = 90, nearest: bool = False,
+                   over_mm: float | None = None) -> tuple[int | None, str]:
         """(the seat whose hand last reached ``zone`` in the ``window`` frames up to
-        ``frame`` (``nearest``: came nearest), "hand"), or (None, "")."""
+        ``frame`` (``nearest``: came nearest; ``over_mm``: see ``ArmWatcher.who_reached``),
+        "hand"), or (None, "")."""
         if self._arms is None:
             return None, ""
-        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window, nearest)
+        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window, nearest,
+                                      over_mm)
         return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:

@@ -165,10 +165,14 @@ class ArmWatcher:
         return draws
 
     def who_reached(self, zone_mm: tuple[float, float], frame: int, window: int = 90,
-                    nearest: bool = False) -> int | None:
+                    nearest: bool = False, over_mm: float | None = None) -> int | None:
         """The seat whose hand came to ``zone_mm`` most recently in the ``window`` frames
-        up to ``frame`` (``nearest``: came nearest; of two as near, the later), or None."""
+        up to ``frame`` (``nearest``: came nearest; of two as near, the later), or None.
+        ``over_mm``: any hand seen within that distance of it, whether or not it was seen
+        coming in (a quick hand may be first seen where it lays the card)."""
         best, best_at = None, (float("inf"), 0.0)
+        reach_mm = self.reach_mm if over_mm is None else over_mm
+        came_in_mm = self.came_in_mm if over_mm is None else 0.0
         for r in list(self.active.values()) + self.done:
             shallowest = float("inf")
             for (f, _, x, y), depth in zip(r.tips, r.depths):
@@ -177,6 +181,6 @@ class ArmWatcher:
                 at = (d if nearest else 0.0, -f)
                 # Only a hand that came in to the zone counts, not one resting near it.
                 if frame - window <= f <= frame and at < best_at and \
-                        depth - shallowest >= self.came_in_mm and d <= self.reach_mm:
+                        depth - shallowest >= came_in_mm and d <= reach_mm:
                     best, best_at = r.seat, at
         return best
