@@ -355,20 +355,20 @@ class Referee(Answers, Unseen):
         frame = min(ev.last_frame, ev.since + LAID_WITHIN)
         window = frame - ev.since + LAID_BEFORE
         for over in (None, LAID_OVER_MM):
-            near = self._hand_over(ev.zone, frame, window, nearest=True, over_mm=over)
+            near = self._hand_over(ev.zone, frame, window, over_mm=over, seen_at=ev.since)
             if near[0] is not None:
                 return near
         return self._hand_over(ev.zone, frame)
 
-    def _hand_over(self, zone: str, frame: int, window: int = 90, nearest: bool = False,
-                   over_mm: float | None = None) -> tuple[int | None, str]:
+    def _hand_over(self, zone: str, frame: int, window: int = 90, over_mm: float | None = None,
+                   seen_at: int | None = None) -> tuple[int | None, str]:
         """(the seat whose hand last reached ``zone`` in the ``window`` frames up to
-        ``frame`` (``nearest``: came nearest; ``over_mm``: see ``ArmWatcher.who_reached``),
-        "hand"), or (None, "")."""
+        ``frame`` (``seen_at``: came nearest then and there to a card first seen at that
+        frame; ``over_mm``: see ``ArmWatcher.who_reached``), "hand"), or (None, "")."""
         if self._arms is None:
             return None, ""
-        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window, nearest,
-                                      over_mm)
+        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window,
+                                      seen_at is not None, over_mm, seen_at)
         return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:

@@ -15,6 +15,9 @@ from companion.vision.motion import MotionMap
 
 # A reach seen once, then not for more frames than this, was a resting hand's flicker
 FLICKER_GAP = 2
+# Each frame between a hand's sighting and a card's first sighting counts as this much
+# farther from the card (see ArmWatcher.who_reached)
+FRAME_MM = 1.0
 
 
 @dataclass
@@ -92,6 +95,8 @@ class ArmWatcher:
         """Feed one frame; returns draws seen: (seat, frame, timestamp)."""
         import cv2
         m = (motion.moving or motion).mask.astype(np.uint8)
+        whole = motion.mask.astype(np.uint8) if motion.moving is not None else None
+        joined = None  # the components of all the mask, moving or at rest (made if needed)
         if self._kernel is None:
             k = max(3, int(20 * motion.px_per_mm) | 1)
             self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -115,6 +120,16 @@ class ArmWatcher:
                 if len(xs) < 20:
                     continue
                 contact = blob & edge
+                if not contact.any() and whole is not None:
+                    # Ruling *arm-at-rest-joins-its-hand*: a hand's moving part cut off from
+                    # its arm by a part at rest (a palm pausing as the fingers lay a card)
+                    # is that arm's. At a brisk pace Player 4's fingertips laying a card on
+                    # Position 6 were taken for the hand of Player 3, which had just laid
+                    # one on Position 5, and 4 draws were inferred that nobody made.
+                    if joined is None:
+                        joined = cv2.connectedComponents(cv2.dilate(whole, self._kernel))[1]
+                    ids = np.unique(joined[blob])
+                    contact = np.isin(joined, ids[ids > 0]) & (whole > 0) & edge
                 if contact.any():
                     cy, cx = (v.mean() for v in np.nonzero(contact))
                     seat = self._seat_at(float(np.degrees(np.arctan2(cy - h / 2, cx - w / 2))
@@ -165,11 +180,21 @@ class ArmWatcher:
         return draws
 
     def who_reached(self, zone_mm: tuple[float, float], frame: int, window: int = 90,
-                    nearest: bool = False, over_mm: float | None = None) -> int | None:
+                    nearest: bool = False, over_mm: float | None = None,
+                    seen_at: int | None = None) -> int | None:
         """The seat whose hand came to ``zone_mm`` most recently in the ``window`` frames
         up to ``frame`` (``nearest``: came nearest; of two as near, the later), or None.
         ``over_mm``: any hand seen within that distance of it, whether or not it was seen
-        coming in (a quick hand may be first seen where it lays the card)."""
+        coming in (a quick hand may be first seen where it lays the card). ``seen_at``
+        (with ``nearest``): the frame a card was first seen there; each frame a hand came
+        before or after it counts as ``FRAME_MM`` farther.
+
+        Ruling *nearest-then-and-there*: at a brisk pace a hand passes 12-13 mm from a
+        ring position on its way to or from another place, and the hand that lays a card
+        there comes no nearer (it pauses over the place, unseen as it does not move).
+        Player 4's hand passed over Position 6 back from the stock 20 frames before the
+        card Player 1 laid there was seen (Player 1's hand 13 mm from it, 1-4 frames
+        before), and a round of draws was inferred that nobody made."""
         best, best_at = None, (float("inf"), 0.0)
         reach_mm = self.reach_mm if over_mm is None else over_mm
         came_in_mm = self.came_in_mm if over_mm is None else 0.0
@@ -178,7 +203,8 @@ class ArmWatcher:
             for (f, _, x, y), depth in zip(r.tips, r.depths):
                 shallowest = min(shallowest, depth)
                 d = float(np.hypot(x - zone_mm[0], y - zone_mm[1]))
-                at = (d if nearest else 0.0, -f)
+                late = 0.0 if seen_at is None else FRAME_MM * abs(f - seen_at)
+                at = (d + late if nearest else 0.0, -f)
                 # Only a hand that came in to the zone counts, not one resting near it.
                 if frame - window <= f <= frame and at < best_at and \
                         depth - shallowest >= came_in_mm and d <= reach_mm:
