@@ -95,8 +95,6 @@ class ArmWatcher:
         """Feed one frame; returns draws seen: (seat, frame, timestamp)."""
         import cv2
         m = (motion.moving or motion).mask.astype(np.uint8)
-        whole = motion.mask.astype(np.uint8) if motion.moving is not None else None
-        joined = None  # the components of all the mask, moving or at rest (made if needed)
         if self._kernel is None:
             k = max(3, int(20 * motion.px_per_mm) | 1)
             self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -120,16 +118,6 @@ class ArmWatcher:
                 if len(xs) < 20:
                     continue
                 contact = blob & edge
-                if not contact.any() and whole is not None:
-                    # Ruling *arm-at-rest-joins-its-hand*: a hand's moving part cut off from
-                    # its arm by a part at rest (a palm pausing as the fingers lay a card)
-                    # is that arm's. At a brisk pace Player 4's fingertips laying a card on
-                    # Position 6 were taken for the hand of Player 3, which had just laid
-                    # one on Position 5, and 4 draws were inferred that nobody made.
-                    if joined is None:
-                        joined = cv2.connectedComponents(cv2.dilate(whole, self._kernel))[1]
-                    ids = np.unique(joined[blob])
-                    contact = np.isin(joined, ids[ids > 0]) & (whole > 0) & edge
                 if contact.any():
                     cy, cx = (v.mean() for v in np.nonzero(contact))
                     seat = self._seat_at(float(np.degrees(np.arctan2(cy - h / 2, cx - w / 2))
