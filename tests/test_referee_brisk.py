@@ -35,3 +35,20 @@ def test_a_hand_that_passed_nearer_long_before_did_not_lay_the_card(seed):
     out = show.ref.observe([card], show.frame, show.t)
     assert show.rulings()[-1].move == laid
     assert not [o for o in out if o.kind in ("draw", "question")]
+
+
+@pytest.mark.parametrize("seed, i", [(1, 47), (8, 20), (6, 8), (10, 7)])
+def test_a_third_players_hand_lays_its_own_card_not_a_second_card(seed, i):
+    """Ruling *third-hand-no-second-card*: a player opened a phase on Position 7 (or
+    played a card), the next player drew unseen, and the player after laid a card on
+    Position 1 (or bridged to 7), their hand seen. That is their own card, after a draw
+    inferred, not the first player's second card nor the next player's (which the players
+    were asked to choose between)."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:i + 1]:
+        show.kendra_kari(move, hands=True)
+    show._tick(moves[i + 1].player)  # the camera never saw this draw
+    show.kendra_kari(moves[i + 2], hands=True)
+    assert [o.ruling.move for o in show.rulings()][-3:] == moves[i:i + 3]
+    assert not [o for o in show.outputs if o.kind == "question"]

@@ -106,8 +106,13 @@ class KendraKariJudge:
         hand = f.seat if f.source in ("hand", "gathered") else None
         # A second card of the same turn: a play then a bridge to 7, or a phase opened on 7
         # then a card on 1 (a card just drawn cannot begin a two-card bridge). The hand that
-        # laid it tells it from the next player's card; without it, ask.
+        # laid it tells it from the next player's card; without it, ask. Ruling
+        # *third-hand-no-second-card*: a hand of neither player laid a card of its own (the
+        # next player drew unseen, below). At a brisk pace Player 3's card on Position 1,
+        # right after Player 1 opened a phase and Player 2 drew unseen, was put to the
+        # players as Player 1's second card or Player 2's, and the rest of the game was lost.
         if prev is not None and len(prev[0].cards) == 1 and (
+                hand is None or hand in (prev[0].player, s.turn)) and (
                 (prev[0].action == "play" and target == "7" and not self.drawn_played)
                 or (prev[0].action == "start" and target == "1" and stage == "normal")):
             first, who = prev[0], prev[0].player
