@@ -9,6 +9,7 @@ import numpy as np
 from companion.cards import Card
 from companion.games.base import Move
 from companion.layouts import load_layout
+from companion.record import simulate, table_view
 from companion.referee import Referee
 from companion.vision.motion import MotionMap
 from companion.vision.track import TrackEvent
@@ -133,3 +134,24 @@ class TableShow:
     def rulings(self) -> list:
         """The rulings as the story now stands (a two-card turn replaces its first card)."""
         return [o for o in self.ref.outputs if o.kind == "ruling"]
+
+    def seen_laid(self, card: Card, zone: str, since: int) -> list:
+        """The tracker's word that ``card`` lies on ``zone``, first seen at frame ``since``:
+        the referee's outputs."""
+        centre = self.ref.layout.zone(zone).center_mm
+        return self.ref.observe([TrackEvent("appeared", card.id, centre, zone, 0.99, since,
+                                            self.frame, self.t, 78, since=since)],
+                                self.frame, self.t)
+
+
+def before_a_play(seed: int) -> tuple[TableShow, Move]:
+    """A four-player Kendra Kari game shown with its hands up to a play to a ring position
+    that follows no draw: the show and that move."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    k = next(i for i in range(2, len(moves))
+             if moves[i].action == "play" and moves[i - 1].action != "draw"
+             and moves[i].target != "7")
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:k]:
+        show.kendra_kari(move, hands=True)
+    return show, moves[k]

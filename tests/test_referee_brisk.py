@@ -5,11 +5,10 @@ there): who laid a card is told by when and where the hands were seen."""
 from __future__ import annotations
 
 import pytest
-from referee_show import TableShow
+from referee_show import TableShow, before_a_play
 
 from companion.record import simulate, table_view
 from companion.referee import Referee
-from companion.vision.track import TrackEvent
 
 
 @pytest.mark.parametrize("seed", [3, 5])
@@ -17,22 +16,13 @@ def test_a_hand_that_passed_nearer_long_before_did_not_lay_the_card(seed):
     """Ruling *nearest-then-and-there*: the next player's hand passed 11 mm from a ring
     position 20 frames before a card was first seen there; the hand that laid it was seen
     12 mm from it, 3 frames before. The card is the later hand's."""
-    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
-    k = next(i for i in range(2, len(moves))
-             if moves[i].action == "play" and moves[i - 1].action != "draw"
-             and moves[i].target != "7")
-    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
-    for move in moves[:k]:
-        show.kendra_kari(move, hands=True)
-    laid = moves[k]
+    show, laid = before_a_play(seed)
     zone = f"pos{laid.target}"
     cx, cy = show.ref.layout.zone(zone).center_mm
     show.reach((laid.player + 1) % 4, (cx + 11.0, cy))  # turns there 11 frames before its end
     show.reach(laid.player, (cx, cy + 12.0))
-    since = show.frame - 8  # seen 3 frames after this hand turned (20 after the other did)
-    card = TrackEvent("appeared", laid.cards[0].id, (cx, cy), zone, 0.99, since,
-                      show.frame, show.t, 78, since=since)
-    out = show.ref.observe([card], show.frame, show.t)
+    # seen 3 frames after this hand turned there (20 after the other did)
+    out = show.seen_laid(laid.cards[0], zone, show.frame - 8)
     assert show.rulings()[-1].move == laid
     assert not [o for o in out if o.kind in ("draw", "question")]
 

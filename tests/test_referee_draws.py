@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from referee_show import TableShow
+from referee_show import TableShow, before_a_play
 
 from companion.record import simulate, table_view
 from companion.referee import Referee
@@ -129,22 +129,13 @@ def test_the_hand_that_laid_a_card_is_the_nearest_not_an_idle_one_passing_after(
     """Ruling *nearest-hand-laid-it*: right after a player laid a card, the next player's
     idle hand passed 60 mm from it. The card is the nearer hand's, laid in turn, not the
     next player's (which would mean the player before drew unseen)."""
-    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
-    k = next(i for i in range(2, len(moves))
-             if moves[i].action == "play" and moves[i - 1].action != "draw"
-             and moves[i].target != "7")
-    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
-    for move in moves[:k]:
-        show.kendra_kari(move, hands=True)
-    laid = moves[k]
+    show, laid = before_a_play(seed)
     zone = f"pos{laid.target}"
     centre = show.ref.layout.zone(zone).center_mm
     show.reach(laid.player, centre)
     seen_from = show.frame - 5  # the card shows as its hand leaves
     show.reach((laid.player + 1) % 4, (centre[0], centre[1] + 60.0))
-    card = TrackEvent("appeared", laid.cards[0].id, centre, zone, 0.99, show.frame - 5,
-                      show.frame, show.t, 78, since=seen_from)
-    out = show.ref.observe([card], show.frame, show.t)
+    out = show.seen_laid(laid.cards[0], zone, seen_from)
     assert show.rulings()[-1].move == laid
     assert not [o for o in out if o.kind in ("draw", "question")]
 
@@ -154,14 +145,7 @@ def test_a_quick_hand_first_seen_over_the_card_laid_it(seed):
     """Ruling *quick-hand-over-the-card*: at a brisk pace a player's hand is first seen
     already over the position it lays a card on (100 mm from their edge), so it is never
     seen coming in. The card is that hand's, not the hand that reached near it before."""
-    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
-    k = next(i for i in range(2, len(moves))
-             if moves[i].action == "play" and moves[i - 1].action != "draw"
-             and moves[i].target != "7")
-    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
-    for move in moves[:k]:
-        show.kendra_kari(move, hands=True)
-    laid = moves[k]
+    show, laid = before_a_play(seed)
     zone = f"pos{laid.target}"
     centre = show.ref.layout.zone(zone).center_mm
     show.reach((laid.player + 1) % 4, (centre[0], centre[1] + 60.0))  # passing near it
@@ -169,9 +153,7 @@ def test_a_quick_hand_first_seen_over_the_card_laid_it(seed):
         show.frame += 1
         show.ref.observe([], show.frame, show.t, MotionMap.still((252, 356), 0.6))
     show.reach(laid.player, centre, first_seen=0.95)
-    card = TrackEvent("appeared", laid.cards[0].id, centre, zone, 0.99, show.frame - 5,
-                      show.frame, show.t, 78, since=show.frame - 5)
-    out = show.ref.observe([card], show.frame, show.t)
+    out = show.seen_laid(laid.cards[0], zone, show.frame - 5)
     assert show.rulings()[-1].move == laid
     assert not [o for o in out if o.kind in ("draw", "question")]
 
