@@ -345,20 +345,17 @@ class Referee(Answers, Unseen):
         card was taken for Player 1's: 17 of 79 moves were lost with this and the hands
         below.
 
-        Ruling *quick-hand-over-the-card*: if no hand was seen coming in there then, a hand
-        seen over the card's place (``LAID_OVER_MM``) laid it, seen coming in or not. At a
-        brisk pace Player 1's hand was first seen on Position 4, 100 mm in from their edge,
-        and came 32 mm nearer after: the raja of Kumancha was taken for Player 4's, whose hand
-        had reached past it 10 frames before, and 11 of 35 moves were lost."""
+        Ruling *quick-hand-over-the-card*: a hand seen over the card's place then
+        (``LAID_OVER_MM``) counts too, seen coming in or not. At a brisk pace Player 1's
+        hand was first seen on Position 4, 100 mm in from their edge, and came 32 mm nearer
+        after: the raja of Kumancha was taken for Player 4's, whose hand had reached past it
+        10 frames before, and 11 of 35 moves were lost."""
         if ev.since < 0:
             return self._hand_over(ev.zone, ev.last_frame)
         frame = min(ev.last_frame, ev.since + LAID_WITHIN)
-        window = frame - ev.since + LAID_BEFORE
-        for over in (None, LAID_OVER_MM):
-            near = self._hand_over(ev.zone, frame, window, over_mm=over, seen_at=ev.since)
-            if near[0] is not None:
-                return near
-        return self._hand_over(ev.zone, frame)
+        near = self._hand_over(ev.zone, frame, frame - ev.since + LAID_BEFORE,
+                               over_mm=LAID_OVER_MM, seen_at=ev.since)
+        return near if near[0] is not None else self._hand_over(ev.zone, frame)
 
     def _hand_over(self, zone: str, frame: int, window: int = 90, over_mm: float | None = None,
                    seen_at: int | None = None) -> tuple[int | None, str]:

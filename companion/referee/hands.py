@@ -172,8 +172,8 @@ class ArmWatcher:
                     seen_at: int | None = None) -> int | None:
         """The seat whose hand came to ``zone_mm`` most recently in the ``window`` frames
         up to ``frame`` (``nearest``: came nearest; of two as near, the later), or None.
-        ``over_mm``: any hand seen within that distance of it, whether or not it was seen
-        coming in (a quick hand may be first seen where it lays the card). ``seen_at``
+        ``over_mm``: also any hand seen within that distance of it, whether or not it was
+        seen coming in (a quick hand may be first seen where it lays the card). ``seen_at``
         (with ``nearest``): the frame a card was first seen there; each frame a hand came
         before or after it counts as ``FRAME_MM`` farther.
 
@@ -184,8 +184,6 @@ class ArmWatcher:
         card Player 1 laid there was seen (Player 1's hand 13 mm from it, 1-4 frames
         before), and a round of draws was inferred that nobody made."""
         best, best_at = None, (float("inf"), 0.0)
-        reach_mm = self.reach_mm if over_mm is None else over_mm
-        came_in_mm = self.came_in_mm if over_mm is None else 0.0
         for r in list(self.active.values()) + self.done:
             shallowest = float("inf")
             for (f, _, x, y), depth in zip(r.tips, r.depths):
@@ -194,7 +192,8 @@ class ArmWatcher:
                 late = 0.0 if seen_at is None else FRAME_MM * abs(f - seen_at)
                 at = (d + late if nearest else 0.0, -f)
                 # Only a hand that came in to the zone counts, not one resting near it.
-                if frame - window <= f <= frame and at < best_at and \
-                        depth - shallowest >= came_in_mm and d <= reach_mm:
+                came = depth - shallowest >= self.came_in_mm and d <= self.reach_mm
+                if frame - window <= f <= frame and at < best_at and (
+                        came or (over_mm is not None and d <= over_mm)):
                     best, best_at = r.seat, at
         return best
