@@ -144,14 +144,12 @@ def test_the_hand_that_laid_a_card_is_the_nearest_not_an_idle_one_passing_after(
 def test_a_quick_hand_first_seen_over_the_card_laid_it(seed):
     """Ruling *quick-hand-over-the-card*: at a brisk pace a player's hand is first seen
     already over the position it lays a card on (100 mm from their edge), so it is never
-    seen coming in. The card is that hand's, not the hand that reached near it before."""
+    seen coming in. The card is that hand's, not the hand that came in 60 mm from it a
+    moment before."""
     show, laid = before_a_play(seed)
     zone = f"pos{laid.target}"
     centre = show.ref.layout.zone(zone).center_mm
     show.reach((laid.player + 1) % 4, (centre[0], centre[1] + 60.0))  # passing near it
-    for _ in range(15):
-        show.frame += 1
-        show.ref.observe([], show.frame, show.t, MotionMap.still((252, 356), 0.6))
     show.reach(laid.player, centre, first_seen=0.95)
     out = show.seen_laid(laid.cards[0], zone, show.frame - 5)
     assert show.rulings()[-1].move == laid
