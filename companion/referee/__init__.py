@@ -88,7 +88,7 @@ RING_GRACE_S = 1.0
 LAID_WITHIN = 10
 # Frames before it in which that hand laid it (see ``Referee._hand_at``)
 LAID_BEFORE = 20
-# A hand seen this near a card's place then, even one not seen coming in, laid it
+# A hand seen this near a card's place then may have laid it, even one not seen coming in
 LAID_OVER_MM = 40.0
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
