@@ -337,10 +337,9 @@ class TableTracker:
         if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
         if confident and t.settled and not t.unsure and not t.disturbed and label != t.label:
-            # Ruling *no-card-without-a-hand*: nor do sure readings of another card change a
-            # card no hand came near (they are a doubt, below). With the Dashavatara deck's
-            # profile a Varaha raja read surely (1.00) was read as the Parashurama raja (0.97)
-            # 11 frames later, no hand near, and refused as Player 1's second card.
+            # Ruling *no-card-without-a-hand*: nor do sure readings of another card (a doubt,
+            # below). A profile read a Varaha raja (1.00) as the Parashurama raja (0.97), no
+            # hand near, and the referee refused it as Player 1's second card.
             confident = False
         if t.swapped and label == t.label:
             # Its readings name the card beneath, as they did when the players named it:
