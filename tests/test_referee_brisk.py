@@ -1,6 +1,7 @@
-"""Kendra Kari at a brisk pace: hands pass over a ring position on their way to another
-place, and a hand pauses over the place it lays a card on (not moving, so not seen
-there): who laid a card is told by when and where the hands were seen."""
+"""Who laid a Kendra Kari card, told by when and where the hands were seen. At a brisk
+pace hands pass over a ring position on their way to another place, and a hand pauses
+over the place it lays a card on (not moving, so not seen there); a doubt the players
+answer later keeps the hand seen when it came."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from referee_show import TableShow, before_a_play
 
 from companion.record import simulate, table_view
 from companion.referee import Referee
+from companion.vision.track import TrackEvent
 
 
 @pytest.mark.parametrize("seed", [3, 5])
@@ -41,4 +43,29 @@ def test_a_third_players_hand_lays_its_own_card_not_a_second_card(seed, i):
     show._tick(moves[i + 1].player)  # the camera never saw this draw
     show.kendra_kari(moves[i + 2], hands=True)
     assert [o.ruling.move for o in show.rulings()][-3:] == moves[i:i + 3]
+    assert not [o for o in show.outputs if o.kind == "question"]
+
+
+def test_the_hand_seen_when_a_doubt_came_lays_the_card_the_players_name_later():
+    """Ruling *hand-kept-for-the-answer*: Player 1 drew (kept the card) and Player 2's hand
+    laid a card on a position that already held one; the reader was unsure, and the doubt
+    held nothing up (it might be the card lying there). When the players named the new
+    card, the hand seen then was forgotten, and they were asked whether Player 1 had
+    played the card just drawn."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, 3)).moves)
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:15]:  # ... Player 1 draws
+        show.kendra_kari(move, hands=True)
+    laid = moves[15]  # Player 2 plays the 6 of Kumancha onto the 4 of Ghulam
+    zone = f"pos{laid.target}"
+    (lying,) = show.table[zone]
+    centre = show.ref.layout.zone(zone).center_mm
+    show.reach(laid.player, centre)
+    doubt = TrackEvent("unsure", None, centre, zone, 0.3, show.frame - 5, show.frame, show.t,
+                       77, candidates=((lying.id, 0.3), (laid.cards[0].id, 0.2)),
+                       covers=lying.id, since=show.frame - 5)
+    show.outputs += show.ref.observe([doubt], show.frame, show.t)
+    show.outputs += show.ref.confirm(laid.cards[0].id, zone, show.frame + 20, show.t + 1.0,
+                                     track=77)
+    assert show.rulings()[-1].move == laid
     assert not [o for o in show.outputs if o.kind == "question"]

@@ -128,9 +128,10 @@ class Referee(Answers, Unseen):
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
         self._gone: set[int] = set()  # tracks the tracker saw taken away
-        # track -> (zone, since) of a doubt asked that held nothing up (``_seen_there``, or
-        # its track held already: asked again, or a card laid on one not yet named)
-        self._asked: dict[int, tuple[str, int]] = {}
+        # track -> (zone, since, seat, source) of a doubt asked that held nothing up
+        # (``_seen_there``, or its track held already: asked again, or a card laid on one
+        # not yet named), with the hand seen there then (``_hand_at``)
+        self._asked: dict[int, tuple[str, int, int | None, str]] = {}
         self.by_elimination = by_elimination
         self._arms: ArmWatcher | None = None
         if watch_hands and self.shared:
@@ -224,9 +225,10 @@ class Referee(Answers, Unseen):
                                                     self._zone_of(ev).seat))]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
-            else:  # holds nothing up (more); an answer naming a new card says when it was laid
+            else:  # holds nothing up (more); an answer naming a new card says when it was
+                # laid, and whose hand laid it (ruling *hand-kept-for-the-answer*)
                 self._asked[ev.track_id] = (ev.zone, ev.since if ev.since >= 0
-                                            else ev.first_frame)
+                                            else ev.first_frame, *self._hand_at(ev))
             return out
         card = parse_card(ev.card_id)
         renames = ev.resolves or ev.track_id in self._doubted  # names a card held unnamed

@@ -58,9 +58,13 @@ class Answers:
             # laid when the card asked about was first seen there, not when the players
             # answered (seconds later, maybe after the next player's card)
             if track < 0:  # the last such doubt on that zone
-                track = next((t for t, (z, _) in reversed(self._asked.items()) if z == zone),
-                             -1)
-            _, since = self._asked.pop(track, (zone, -1))
+                track = next((t for t, asked in reversed(self._asked.items())
+                              if asked[0] == zone), -1)
+            # Ruling *hand-kept-for-the-answer*: the hand seen when the doubt came, not
+            # when the players answer. On a hard three-player film Player 1's card laid on
+            # Position 3's doubtful card lost its hand, and the players were asked whether
+            # Player 3 had played the card just drawn; the game went one player off.
+            _, since, seat, source = self._asked.pop(track, (zone, -1, None, ""))
         covering = parse_card(self._named.get(track))
         if card in stack and covering in stack and stack.index(covering) > stack.index(card):
             # named as the card beneath the one its track had: that one was taken off it
@@ -79,7 +83,8 @@ class Answers:
                           if len(self._facts) == told else [])
         if pending is not None:
             return self._name_pending(pending, card, was)
-        return self._add(Fact("laid", frame, timestamp, card, zone, since=since, track=track))
+        return self._add(Fact("laid", frame, timestamp, card, zone, seat, since=since,
+                              track=track, source=source))
 
     def _misread_before(self, card: Card, pending: int) -> list[RefereeOutput] | None:
         """The players name a card they were asked about as one the game has seen another
@@ -182,5 +187,5 @@ class Answers:
         if pending is None or track not in self._named:
             return []
         fact = self._facts.pop(pending)
-        self._asked[track] = (fact.zone, fact.when)
+        self._asked[track] = (fact.zone, fact.when, fact.seat, fact.source)
         return self._add_judged()
