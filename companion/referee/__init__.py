@@ -367,7 +367,7 @@ class Referee(Answers, Unseen):
         if self._arms is None:
             return None, ""
         seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window,
-                                      seen_at is not None, over_mm, seen_at)
+                                      seen_at, over_mm)
         return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:

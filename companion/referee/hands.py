@@ -168,14 +168,13 @@ class ArmWatcher:
         return draws
 
     def who_reached(self, zone_mm: tuple[float, float], frame: int, window: int = 90,
-                    nearest: bool = False, over_mm: float | None = None,
-                    seen_at: int | None = None) -> int | None:
+                    seen_at: int | None = None, over_mm: float | None = None) -> int | None:
         """The seat whose hand came to ``zone_mm`` most recently in the ``window`` frames
-        up to ``frame`` (``nearest``: came nearest; of two as near, the later), or None.
+        up to ``frame``, or None. ``seen_at``: the frame a card was first seen there; the
+        hand that came nearest it then and there instead (each frame before or after
+        ``seen_at`` counts as ``FRAME_MM`` farther; of two as near, the later).
         ``over_mm``: also any hand seen within that distance of it, whether or not it was
-        seen coming in (a quick hand may be first seen where it lays the card). ``seen_at``
-        (with ``nearest``): the frame a card was first seen there; each frame a hand came
-        before or after it counts as ``FRAME_MM`` farther.
+        seen coming in (a quick hand may be first seen where it lays the card).
 
         Ruling *nearest-then-and-there*: at a brisk pace a hand passes 12-13 mm from a
         ring position on its way to or from another place, and the hand that lays a card
@@ -189,8 +188,7 @@ class ArmWatcher:
             for (f, _, x, y), depth in zip(r.tips, r.depths):
                 shallowest = min(shallowest, depth)
                 d = float(np.hypot(x - zone_mm[0], y - zone_mm[1]))
-                late = 0.0 if seen_at is None else FRAME_MM * abs(f - seen_at)
-                at = (d + late if nearest else 0.0, -f)
+                at = (0.0 if seen_at is None else d + FRAME_MM * abs(f - seen_at), -f)
                 # Only a hand that came in to the zone counts, not one resting near it.
                 came = depth - shallowest >= self.came_in_mm and d <= self.reach_mm
                 if frame - window <= f <= frame and at < best_at and (

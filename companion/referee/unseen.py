@@ -94,9 +94,9 @@ class Unseen:
         first, bridge = f"pos{q}", "pos7"
         # (no buttons: the deck's cards the rules let lie there are the players' first row)
         out = [RefereeOutput("unseen", f"The ring was gathered, but no bridge was seen: "
-                             f"did {seat_name(seat)} play a card to Position {q} before the bridge? "
-                             "Which one? (None of these, if the bridge was one card.)", frame,
-                             timestamp, zone=first, place=self.layout.place(first),
+                             f"did {seat_name(seat)} play a card to Position {q} before the "
+                             "bridge? Which one? (None of these, if the bridge was one card.)",
+                             frame, timestamp, zone=first, place=self.layout.place(first),
                              could=could_lie_at(self.engine, first)),
                RefereeOutput("unseen", "The ring was gathered, but no bridge was seen: which "
                              "card went to Position 7?", frame, timestamp, zone=bridge,
