@@ -74,9 +74,8 @@ class _Track:
     read_as: str | None = None
     settled_at: int = -1  # the frame it last settled on a card (its event's last_frame)
     # (frame, label, crop) of its recent readings with the card wholly in view, but for
-    # those that agree with a card it holds surely (nothing to decide there: no copy);
-    # and the sharpest crop its last event was decided on, read as what was decided: the
-    # picture of the card the players may be asked about
+    # those that agree with a card it holds surely (no copy); and the sharpest crop its last
+    # event was decided on: the picture of the card the players may be asked about
     views: deque = field(default_factory=deque)
     picture: np.ndarray | None = None
     # the card the players last named it, and its picture then (kept when they name the
@@ -336,10 +335,12 @@ class TableTracker:
         resolves = t.settled and t.unsure and label in t.asked
         if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
-        if confident and t.settled and not t.unsure and not t.disturbed and label != t.label:
-            # Ruling *no-card-without-a-hand*: nor do sure readings of another card (a doubt,
-            # below). A profile read a Varaha raja (1.00) as the Parashurama raja (0.97), no
-            # hand near, and the referee refused it as Player 1's second card.
+        if confident and t.settled and not t.unsure and label != t.label and (
+                not t.disturbed or alike(t, frame - self.stable_frames + 1)):
+            # Rulings *no-card-without-a-hand* and *alike-after-the-hand* hold for sure
+            # readings too (for doubts, below). A profile read a Varaha raja, no hand near, as
+            # the Parashurama raja (0.97), and a Barat 7 as the 1 (0.99 like itself after a
+            # hand passed): a refused second card, and a wrong card in a bridge.
             confident = False
         if t.swapped and label == t.label:
             # Its readings name the card beneath, as they did when the players named it:
@@ -405,12 +406,11 @@ class TableTracker:
                             covers=covers, candidates=candidates)]
 
     def _twin(self, t: _Track) -> bool:
-        """Whether another track near ``t`` (within two match distances, less than a card's
-        radius) holds its card surely: each card exists once, so that is the same card.
-        The detector's circle for one card can jump between two spots 10-13 mm apart (a card laid a little off the one beneath); a hand passing
-        made the far spot a second track, the two took turns to match, and the first was
-        at last taken away: on a filmed Kendra Kari game in dim light the referee then said
-        for 6 s that the Vizier of Surya was gone from a position where it lay."""
+        """Whether another track within two match distances of ``t`` holds its card
+        surely: each card exists once, so that is the same card. The detector's circle for
+        a card laid a little off the one beneath can jump between spots 10-13 mm apart; on
+        a dim filmed Kendra Kari game the far spot became a second track, and the referee
+        said for 6 s that the Vizier of Surya was gone from a position where it lay."""
         if t.label in (None, FACE_DOWN) or t.unsure:
             return False
         return any(o.settled and o.label == t.label and not o.unsure
