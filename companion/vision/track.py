@@ -388,11 +388,17 @@ class TableTracker:
             # went after the next player's card, laid at 793: two draws were inferred that
             # nobody made.)
             t.since = min(first, t.doubt_from) if t.doubt else first
+        candidates = self._candidates(recent)
+        if label == FACE_DOWN and agreement < self.min_agreement and candidates:
+            # Ruling *a-face-is-no-back*: readings of a back, but too few to agree, and of a
+            # face are a doubt about the face. A profile read the Cheng 10 laid on Position 7
+            # as a back (1.0) three times in five and as itself twice; the referee lets backs
+            # be, and the bridge it made was lost.
+            label = candidates[0][0]
         t.settled, t.label, t.disturbed, t.read_as, t.swapped = True, label, False, None, False
         t.before_hand, t.hidden = None, False
         t.settled_at = frame
         t.picture = sharpest(t.views, label, first)
-        candidates = self._candidates(recent)
         if label == FACE_DOWN:
             t.unsure = False
             return [self._event("appeared", t, None, conf, frame, ts, first=first)]

@@ -156,6 +156,25 @@ def test_face_down_cards_are_tracked_without_a_name():
     assert tr.table == {}
 
 
+def test_a_face_read_as_a_back_more_often_than_not_is_asked_about():
+    """Ruling *a-face-is-no-back*: three readings in five of a back and two of a face are
+    a doubt about the face, not a back (which the referee lets be). Four in five, or backs
+    read unsurely with no face among the readings, are a back."""
+    tr = TableTracker(LAYOUT, stable_frames=5)
+    back, face = Reading(None, face_down=True), Reading("cheng-10", conf=0.9)
+    events = run(tr, [[(POS["pos7"], r)] for r in [back, face, back, back, face] * 3])
+    assert [(e.kind, e.zone, e.candidates[0][0]) for e in events] == [
+        ("unsure", "pos7", "cheng-10")]
+    tr.reset()
+    events = run(tr, [[(POS["stock"], back)]] * 4 + [[(POS["stock"], face)]] + [
+        [(POS["stock"], back)]] * 4)
+    assert [(e.kind, e.card_id) for e in events] == [("appeared", None)]
+    tr.reset()
+    dim = Reading(None, conf=0.6, face_down=True)
+    events = run(tr, [[(POS["stock"], r)] for r in [back, dim] * 8])
+    assert [(e.kind, e.card_id) for e in events] == [("appeared", None)]
+
+
 def test_mismatched_inputs_are_an_error():
     det, _ = frame([(POS["pos1"], Reading("surya-7"))])
     _, cls = frame([])
