@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from companion.layouts import Layout
-from companion.vision.classify import TOP_K
 from companion.vision.detect import Detections
 from companion.vision.motion import MotionMap
 from companion.vision.track_event import TrackEvent
@@ -38,6 +37,8 @@ from companion.vision.track_views import (
     sharpest,
     still,
     unlike,
+    vote_candidates,
+    vote_confidence,
 )
 
 # A reading's crop is a picture of the card if this much of the card is in view (the
@@ -252,6 +253,12 @@ class TableTracker:
                 if t.hand_at < frame_index - 1 and (t.before_hand is None
                                                     or t.calm_views >= UNLIKE_VIEWS):
                     t.before_hand, t.hidden = t.calm, False
+                if t.hand_at < frame_index - 1 and not t.settled and t.doubt:
+                    # Ruling *doubt-before-the-next-hand*: a doubt already begun is asked
+                    # now, before the hand can lay another card on it. At a brisk pace a
+                    # Narasimha raja lay 9 frames, read in doubt, before the 2 that doubled
+                    # it: the one question came once the 2 lay on it, and the raja was lost.
+                    events += self._hidden_unnamed(t, timestamp)
                 t.hand_at, t.calm_views = frame_index, 0
             o = matched.get(t.id)
             if o is not None:
@@ -330,7 +337,7 @@ class TableTracker:
         votes = Counter(r[0] for r in recent)
         label, count = votes.most_common(1)[0]
         agreement = count / len(recent)
-        conf = self._confidence(recent, label)
+        conf = vote_confidence(recent, label)
         confident = agreement >= self.min_agreement and conf >= self.min_confidence
         resolves = t.settled and t.unsure and label in t.asked
         if resolves and label == t.asked[0]:
@@ -366,7 +373,7 @@ class TableTracker:
             # 8 (0.83) three times, and each time the players were asked what lay there.
             # An unsure card is the same doubt on the same terms: the players were asked.
             if t.settled and not t.swapped and (
-                    not t.disturbed or holds(t, self._candidates(recent))
+                    not t.disturbed or holds(t, vote_candidates(recent))
                     or still(t, frame - self.stable_frames + 1)
                     or alike(t, frame - self.stable_frames + 1)):
                 t.doubt = 0
@@ -388,7 +395,7 @@ class TableTracker:
             # went after the next player's card, laid at 793: two draws were inferred that
             # nobody made.)
             t.since = min(first, t.doubt_from) if t.doubt else first
-        candidates = self._candidates(recent)
+        candidates = vote_candidates(recent)
         if label == FACE_DOWN and agreement < self.min_agreement and candidates:
             # Ruling *a-face-is-no-back*: readings of a back, but too few to agree, and of a
             # face are a doubt about the face. A profile read the Cheng 10 laid on Position 7
@@ -446,11 +453,11 @@ class TableTracker:
         return out
 
     def _hidden_unnamed(self, t: _Track, ts: float) -> list[TrackEvent]:
-        """A card read long enough to be voted on, hidden by a hand for ``HIDDEN_FRAMES``
-        before its doubtful readings settled, is asked about now and stays, unsure. On the
-        hard Dashavatara film a resting hand covered Player 3's 1 of Buddha (9 frames read
-        0.82-0.85, the bar 0.9) until the trick was gathered: the referee never heard of it
-        and refused Player 4's card; 24 of 121 moves were followed."""
+        """A card whose doubtful readings have not settled, as a hand comes over it (its
+        doubt begun) or has hidden it for ``HIDDEN_FRAMES``, is asked about now and stays,
+        unsure. On the hard Dashavatara film a resting hand covered Player 3's 1 of Buddha
+        (9 frames read 0.82-0.85, the bar 0.9) until the trick was gathered: the referee
+        never heard of it and refused Player 4's card; 24 of 121 moves were followed."""
         out = self._asked_unsettled(t, ts)
         if out:
             t.settled, t.unsure, t.label = True, True, out[0].candidates[0][0]
@@ -463,25 +470,12 @@ class TableTracker:
         if t.last_seen - t.first_frame + 1 < self.stable_frames:
             return []  # a glimpse: too little to ask about
         label, _ = Counter(r[0] for r in recent).most_common(1)[0]
-        candidates = self._candidates(recent)
+        candidates = vote_candidates(recent)
         if label == FACE_DOWN or not candidates:
             return []
         t.settled_at, t.picture = t.last_seen, sharpest(t.views, label, t.first_frame)
-        return [self._event("unsure", t, None, self._confidence(recent, label), t.last_seen,
+        return [self._event("unsure", t, None, vote_confidence(recent, label), t.last_seen,
                             ts, candidates=candidates)]
-
-    @staticmethod
-    def _confidence(recent: list, label: str) -> float:
-        """Mean confidence of the winning reading, counting disagreeing frames as zero."""
-        return float(sum(c for lab, c, _ in recent if lab == label) / len(recent))
-
-    @staticmethod
-    def _candidates(recent: list) -> tuple[tuple[str, float], ...]:
-        total: Counter = Counter()
-        for _, _, topk in recent:
-            for card, p in topk:
-                total[card] += p / len(recent)
-        return tuple((c, float(p)) for c, p in total.most_common(TOP_K))
 
     def _event(self, kind: str, t: _Track, card: str | None, conf: float, frame: int,
                ts: float, first: int | None = None, covers: str | None = None,

@@ -1,18 +1,20 @@
 """The tracker's pictures of its cards: the crops it keeps of a track's readings, the
 picture it hands on when the players name the card (``TableTracker.named``), and whether a
 named card's crops still show it (``still``) or show another card (``unlike``), and whether
-a settled card's doubtful readings still stand for it (``holds``). Apart from the voting in
-``track`` so that each file stays small; ``t`` is a ``track._Track``.
+a settled card's doubtful readings still stand for it (``holds``); and what a vote's
+readings say (``vote_confidence``, ``vote_candidates``). Apart from the voting in ``track``
+so that each file stays small; ``t`` is a ``track._Track``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections import deque
+from collections import Counter, deque
 
 import cv2
 import numpy as np
 
+from companion.vision.classify import TOP_K
 from companion.vision.cues import sharpness
 
 FACE_DOWN = "face-down"
@@ -21,6 +23,21 @@ SAME_CARD = 0.9
 OTHER_CARD = 0.5  # less like the card before a hand came, on its disc: another card (unlike)
 UNLIKE_VIEWS = 3
 SHIFT = 12  # px: how far off a crop may be cut and still be compared (see likeness)
+
+
+def vote_confidence(recent: list, label: str) -> float:
+    """The mean confidence of the winning reading among a vote's (label, confidence, topk)
+    readings, counting disagreeing ones as zero."""
+    return float(sum(c for lab, c, _ in recent if lab == label) / len(recent))
+
+
+def vote_candidates(recent: list) -> tuple[tuple[str, float], ...]:
+    """The cards a vote's readings rank highest, each with its mean share of them."""
+    total: Counter = Counter()
+    for _, _, topk in recent:
+        for card, p in topk:
+            total[card] += p / len(recent)
+    return tuple((c, float(p)) for c, p in total.most_common(TOP_K))
 
 
 def holds(t, candidates: tuple[tuple[str, float], ...]) -> bool:
