@@ -69,3 +69,21 @@ def test_the_hand_seen_when_a_doubt_came_lays_the_card_the_players_name_later():
                                      track=77)
     assert show.rulings()[-1].move == laid
     assert not [o for o in show.outputs if o.kind == "question"]
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_a_hand_back_from_its_own_card_did_not_lay_the_next_a_moment_later(seed):
+    """Ruling *no-round-of-draws-in-a-moment*: the player who just played reached back
+    over the next position, and the next player's card was seen there 0.45 s after the
+    card before it (the laying hand never seen). The passing hand's story needs the three
+    other players to have drawn unseen meanwhile, 0.3 s a draw at least: the turn order
+    stands, with no draw inferred and nothing asked."""
+    show, laid = before_a_play(seed)
+    before = show.rulings()[-1].move
+    zone = f"pos{laid.target}"
+    cx, cy = show.ref.layout.zone(zone).center_mm
+    start = show.frame
+    show.reach(before.player, (cx + 5.0, cy))
+    out = show.seen_laid(laid.cards[0], zone, start + 9)
+    assert show.rulings()[-1].move == laid
+    assert not [o for o in out if o.kind in ("draw", "question")]

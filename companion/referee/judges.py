@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 # a hard Dashavatara film's 119 moves were lost.
 TOGETHER = 15
 # A hand seen drawing before its turn came waits this many frames (3 s at 30 fps) for it
-# (``KendraKariJudge._take_held_draw``)
-HELD_DRAW = 90
+HELD_DRAW = 90  # (``KendraKariJudge._take_held_draw``)
+DRAW_S = 0.3  # s: the quickest draw, a reach to the stock and back (brisk: 0.33 s a turn)
 
 
 class KendraKariJudge:
@@ -138,7 +138,8 @@ class KendraKariJudge:
                 self._emit_ruling(combined, f, assumed=assumed, replaces=earlier)
                 return
         drawer = getattr(s, "drawer", -1)
-        if hand is not None and stage == "normal" and hand not in (s.turn, drawer):
+        if hand is not None and stage == "normal" and hand not in (s.turn, drawer) and (
+                self._draws_fit(f, (hand - s.turn) % self.ref.players)):
             since = self.last[1].frame if self.last is not None else -1
             after = self._unseen_draws(f, hand, 1)
             if after is None:  # the hand and the turn order disagree: ask
@@ -243,6 +244,18 @@ class KendraKariJudge:
         for _ in turns:
             eng.undo()
         return turns
+
+    def _draws_fit(self, f: Fact, draws: int) -> bool:
+        """Whether ``draws`` unseen draws fit between the last move and ``f``'s card, by
+        when each was first seen (``DRAW_S`` each). Ruling *no-round-of-draws-in-a-moment*:
+        else the hand seen was another seat's, and the turn order stands. At a brisk pace
+        Player 3's hand, back from Position 5, passed nearer Position 6 than Player 4's
+        laying a card there 0.3 s later; four unseen draws were inferred, and the game came
+        apart (45 of 61 moves)."""
+        if self.last is None or not draws:
+            return True
+        per_frame = f.timestamp / f.frame if f.frame > 0 else 0.0  # the source's mean
+        return (f.when - self.last[1].when) * per_frame >= draws * DRAW_S
 
     def _unseen_draws(self, f: Fact, hand: int, most: int):
         """The hand of the seat after the one to play laid the card: that player cannot
