@@ -139,7 +139,7 @@ class KendraKariJudge:
                 return
         drawer = getattr(s, "drawer", -1)
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer) and (
-                self._draws_fit(f, (hand - s.turn) % self.ref.players)):
+                self._draws_fit(f, hand, (hand - s.turn) % self.ref.players)):
             since = self.last[1].frame if self.last is not None else -1
             after = self._unseen_draws(f, hand, 1)
             if after is None:  # the hand and the turn order disagree: ask
@@ -245,17 +245,18 @@ class KendraKariJudge:
             eng.undo()
         return turns
 
-    def _draws_fit(self, f: Fact, draws: int) -> bool:
-        """Whether ``draws`` unseen draws fit between the last move and ``f``'s card, by
-        when each was first seen (``DRAW_S`` each). Ruling *no-round-of-draws-in-a-moment*:
-        else the hand seen was another seat's, and the turn order stands. At a brisk pace
-        Player 3's hand, back from Position 5, passed nearer Position 6 than Player 4's
-        laying a card there 0.3 s later; four unseen draws were inferred, and the game came
-        apart (45 of 61 moves)."""
-        if self.last is None or not draws:
+    def _draws_fit(self, f: Fact, hand: int, draws: int) -> bool:
+        """Whether the ``draws`` unseen draws ``hand`` laying ``f``'s card needs fit since
+        that hand was seen laying the last move's card (``DRAW_S`` each, cards by when first
+        seen). Ruling *no-round-of-draws-in-a-moment*: else it is that hand going back, and
+        the turn order stands. Player 3's hand, back from Position 5, passed nearer Position
+        6 than Player 4's laying a card there 0.3 s later (brisk, 45 of 61 moves). Any hand:
+        once a misread put the turns a seat off, the hands no longer put them right."""
+        last = self.last[1] if self.last is not None else None
+        if last is None or last.seat != hand or last.source != "hand" or not draws:
             return True
         per_frame = f.timestamp / f.frame if f.frame > 0 else 0.0  # the source's mean
-        return (f.when - self.last[1].when) * per_frame >= draws * DRAW_S
+        return (f.when - last.when) * per_frame >= draws * DRAW_S
 
     def _unseen_draws(self, f: Fact, hand: int, most: int):
         """The hand of the seat after the one to play laid the card: that player cannot
