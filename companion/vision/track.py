@@ -250,10 +250,10 @@ class TableTracker:
                 # A hand comes: how the card lay till now. A hand back within a few frames
                 # left it in view too briefly to say (a hand hovering near it, its shadow, a
                 # card laid then): the picture from before its last visit stands.
-                if t.hand_at < frame_index - 1 and (t.before_hand is None
-                                                    or t.calm_views >= UNLIKE_VIEWS):
+                comes = t.hand_at < frame_index - 1
+                if comes and (t.before_hand is None or t.calm_views >= UNLIKE_VIEWS):
                     t.before_hand, t.hidden = t.calm, False
-                if t.hand_at < frame_index - 1 and not t.settled and t.doubt:
+                if comes and not t.settled and t.doubt:
                     # Ruling *doubt-before-the-next-hand*: a doubt already begun is asked
                     # now, before the hand can lay another card on it. At a brisk pace a
                     # Narasimha raja lay 9 frames, read in doubt, before the 2 that doubled
