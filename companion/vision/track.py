@@ -327,8 +327,9 @@ class TableTracker:
         recent = list(t.readings)[-self.stable_frames:]
         if len(recent) < self.stable_frames:
             return []
+        start = frame - self.stable_frames + 1  # the frame of the vote's first reading
         if t.read_as is not None:  # its readings, as the players named the card
-            if unlike(t, frame - self.stable_frames + 1):
+            if unlike(t, start):
                 # (laid by the hand that came last)
                 t.read_as, t.swapped, t.doubt_from = None, True, t.hand_at + 1
             else:
@@ -343,7 +344,7 @@ class TableTracker:
         if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
         if confident and t.settled and not t.unsure and label != t.label and (
-                not t.disturbed or alike(t, frame - self.stable_frames + 1)):
+                not t.disturbed or alike(t, start)):
             # Rulings *no-card-without-a-hand* and *alike-after-the-hand* hold for sure
             # readings too (for doubts, below). A profile read a Varaha raja, no hand near, as
             # the Parashurama raja (0.97), and a Barat 7 as the 1 (0.99 like itself after a
@@ -374,8 +375,7 @@ class TableTracker:
             # An unsure card is the same doubt on the same terms: the players were asked.
             if t.settled and not t.swapped and (
                     not t.disturbed or holds(t, vote_candidates(recent))
-                    or still(t, frame - self.stable_frames + 1)
-                    or alike(t, frame - self.stable_frames + 1)):
+                    or still(t, start) or alike(t, start)):
                 t.doubt = 0
                 return []
             t.doubt += 1
@@ -387,7 +387,7 @@ class TableTracker:
             t.doubt = 0
         covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
                   else None)
-        first = max(t.first_frame, frame - self.stable_frames + 1)
+        first = max(t.first_frame, start)
         if t.settled:  # a card laid on a settled one came with the readings that changed it
             # (a doubt settles after ``stable_frames`` votes, and a hand over the card holds
             # them: it was laid when the doubt began. On a hard five-player film a 7 of

@@ -124,8 +124,8 @@ def alike(t, since: int) -> bool:
     show the card that lay there before the hand came: their median likeness to its last
     whole crop then is at least ``SAME_CARD``, with at least ``UNLIKE_VIEWS`` of them.
 
-    Ruling *alike-after-the-hand*: doubtful readings of such a card are no card laid on
-    it. Over twelve runs of the hard films (PySolFC art, the model alone and with a
+    Ruling *alike-after-the-hand*: readings of another card, doubtful or sure, are no card
+    laid on it. Over twelve runs of the hard films (PySolFC art, the model alone and with a
     profile), 13 doubts after a hand passed were about a card lying untouched, 0.91-1.0
     like itself, and each was a question; the cards laid on another were at most 0.81 like
     the card beneath, but for some read on one or two crops only (up to 0.99: the crops
