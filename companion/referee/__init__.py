@@ -58,6 +58,7 @@ from companion.referee.hands import ArmWatcher
 from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
+from companion.referee.misread import OFFERED, Misreadings
 from companion.referee.stream import news
 from companion.referee.unseen import Unseen
 from companion.referee.values import (
@@ -90,12 +91,9 @@ LAID_WITHIN = 10
 LAID_BEFORE = 20
 # A hand seen this near a card's place then may have laid it, even one not seen coming in
 LAID_OVER_MM = 40.0
-# The readings of a doubtful card offered to the players (buttons on the dashboard). The
-# tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
-OFFERED = 3
 
 
-class Referee(Answers, Unseen):
+class Referee(Answers, Unseen, Misreadings):
     """``observe(events, ...) -> outputs`` for one game at one table."""
 
     def __init__(self, game: str, players: int, options: dict[str, Any] | None = None,
@@ -128,6 +126,8 @@ class Referee(Answers, Unseen):
         self._answered: set[int] = set()  # tracks whose unnamed card a person named
         self._doubted: set[int] = set()  # tracks read as a card already played (``_doubt``)
         self._gone: set[int] = set()  # tracks the tracker saw taken away
+        # facts reopened by ``misread``, refused cards that reopened one, searches done
+        self._reread, self._reread_for, self._reread_memo = set(), set(), {}
         # track -> (zone, since, seat, source) of a doubt asked that held nothing up
         # (``_seen_there``, or its track held already: asked again, or a card laid on one
         # not yet named), with the hand seen there then (``_hand_at``)
@@ -267,10 +267,10 @@ class Referee(Answers, Unseen):
             return self._name_pending(pending, card, before, *self._hand_at(ev))
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
-        if self._already_played(card):
+        if elsewhere := self._elsewhere(card, ev.zone):
             if not self.shared and self.is_move_zone(ev.zone):
                 stack.remove(card)
-                return self._doubt(ev, card)
+                return self._doubt(ev, card, elsewhere)
             return []  # the same card seen again (swept up with the others): no new move
         if not self.is_move_zone(ev.zone):
             return []
@@ -302,25 +302,6 @@ class Referee(Answers, Unseen):
                              track=ev.track_id)]
         return out + self._track_event(replace(ev, kind="appeared", card_id=named.card.id,
                                                confidence=named.sure, needed=None))
-
-    def _doubt(self, ev: TrackEvent, card: Card) -> list[RefereeOutput]:
-        """A sure reading of a card the game has seen played, on a spot where it did not lie.
-
-        Each card exists once in a deck, so the reading is wrong: a card was laid there,
-        and the players are asked which (a ``doubt``, answered like an unsure card with
-        ``confirm``), while what follows waits for it. Dropping it, as a card seen again,
-        left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
-        Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
-        art no played card was seen again on another spot."""
-        why = self._expected(ev)
-        choices = tuple(c for c, _ in offered(ev, set(), self._already_played, OFFERED, why))
-        place = self.layout.place(ev.zone)
-        out = [RefereeOutput("doubt", f"{card.name} was read on {place}, but it has been "
-                             "played already: which card lies there?", ev.last_frame,
-                             ev.timestamp, choices=choices, zone=ev.zone, place=place,
-                             track=ev.track_id, why=why)]
-        self._doubted.add(ev.track_id)
-        return out + self._add_seen(ev, "unsure")
 
     def _add_seen(self, ev: TrackEvent, kind: str, card: Card | None = None
                   ) -> list[RefereeOutput]:
@@ -404,7 +385,8 @@ class Referee(Answers, Unseen):
         """Re-judge the facts; return what the stream has not said yet."""
         before = self._derived.outputs
         self._rederive()
-        return news(before, self._derived.outputs)
+        asked = self._ask_reread()
+        return asked + news(before, self._derived.outputs)
 
     def _rederive(self) -> None:
         """Judge every fact from the start: answers to questions may change the story."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from companion.cards import Card
 from companion.games.base import Move, Verdict, seat_name
-from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table, showing
+from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table, said, showing
 
 if TYPE_CHECKING:
     from companion.referee import Referee
@@ -46,12 +46,8 @@ class KendraKariJudge:
         """Judge and record ``move``; ``replaces``: the ruling of its first card, whose frame
         it takes (a consumer that stored that ruling by frame replaces it)."""
         ruling = self.ref.engine.observe(move)
-        if ruling.verdict is Verdict.ILLEGAL:
-            text = f"{seat_name(move.player)}: {ruling.reason}"
-        else:
-            text = "; ".join(e.text for e in ruling.events) or str(move)
         at = replaces or fact
-        self.d.outputs.append(RefereeOutput("ruling", text, at.frame, at.timestamp, ruling,
+        self.d.outputs.append(RefereeOutput("ruling", said(ruling), at.frame, at.timestamp, ruling,
                                             assumed=assumed, replaces=replaces is not None))
         self.last = (move, fact, len(self.d.outputs) - 1)
 
@@ -376,6 +372,7 @@ class PerSeatJudge:
         if not self._judge(candidates, f, seat, keep_refused=False):
             if self._after_a_pass(candidates, f, seat):
                 return
+            self.ref.look_for_a_reread(f, candidates, self.d)
             self._judge(candidates, f, seat)
 
     def _second_of_two(self, f: Fact, seat: int) -> bool:
@@ -493,8 +490,7 @@ class PerSeatJudge:
                 return False
             ruling = fitting or first
             eng.observe(ruling.move)  # the table shows it; the engine keeps it refused
-        text = (f"{seat_name(seat)}: {ruling.reason}" if ruling.verdict is Verdict.ILLEGAL
-                else "; ".join(e.text for e in ruling.events) or str(ruling.move))
-        self.d.outputs.append(RefereeOutput("ruling", text, f.frame, f.timestamp, ruling))
+        self.d.outputs.append(RefereeOutput("ruling", said(ruling), f.frame, f.timestamp,
+                                            ruling))
         self.last = {seat: (ruling.move, len(self.d.outputs) - 1)}
         return True

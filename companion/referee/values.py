@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.cards import Card, CardIdError
-from companion.games.base import Move, Ruling
+from companion.games.base import Move, Ruling, Verdict, seat_name
 
 
 class RefereeError(ValueError):
@@ -112,6 +112,7 @@ class Fact:
 class Derivation:
     outputs: list[RefereeOutput] = field(default_factory=list)
     questions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    reread: Any = None  # a sighting the judging found misread (``misread.Reread``)
 
 
 def card_words(card_id: str) -> str:
@@ -147,3 +148,10 @@ def pictured_table(engine: Any) -> Any:
     """A trick game's table as its referee pictures it (whose turn, the cards played, the
     hand sizes), or None for a game that keeps no picture."""
     return getattr(getattr(engine, "picture", None), "table", None)
+
+
+def said(ruling: Ruling) -> str:
+    """A ruling as the stream tells it: the rules' reason for a refusal, else its events."""
+    if ruling.verdict is Verdict.ILLEGAL:
+        return f"{seat_name(ruling.move.player)}: {ruling.reason}"
+    return "; ".join(e.text for e in ruling.events) or str(ruling.move)

@@ -1,0 +1,232 @@
+"""Sure readings the game shows were wrong: a card read on a spot though it lies elsewhere
+(``_doubt``), and (trick games) a card of the trick just closed that the next lead shows
+was misread (``look_for_a_reread``).
+
+Dashavatara's rule book: "The winner of a trick leads to the next." The seat that leads
+after a trick has won it, whatever the cards read there say. A sure misreading nobody asks
+about can give the trick to another seat, and every lead and follow after it is then judged
+on the wrong turns.
+
+Ruling *the-lead-tells-the-trick*: when a card on a seat's play spot is refused because, by
+the cards seen, another seat won the trick just closed (every card of it accepted), each
+camera-read card of that trick is read, in turn, as every other card of the deck. If some
+reading lets the rules accept the card laid now, that card's sighting is reopened, and the
+players are asked which card it was. What follows waits for the answer. The seat's own
+card of the trick is asked about first, since it must have won; otherwise the card with
+the fewest readings that fit. Each refused card asks once, and each sighting is asked
+about once; the players' word stands over any reading.
+
+On a brisk, hard Dashavatara film read with the PySolFC deck's profile, Player 2's
+Parashurama raja was read surely as the Varaha raja. Player 1 then won the trick by the
+cards seen, Player 2's Deni lead was refused, and 41 of the game's 121 moves after it.
+
+A mixin of :class:`companion.referee.Referee`, whose facts, table and engine it works on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from companion.cards import Card, deck_cards
+from companion.games.base import Move, Ruling, Verdict, seat_name
+from companion.referee.elimination import offered
+from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table
+
+if TYPE_CHECKING:
+    from companion.vision.track import TrackEvent
+
+# The most cards a question about a reopened sighting offers (buttons on the dashboard)
+OFFERED_REREADS = 4
+# The readings of a doubtful card offered to the players (buttons on the dashboard). The
+# tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
+OFFERED = 3
+
+
+@dataclass(frozen=True)
+class Reread:
+    """A sighting to ask about again (its fact's serial), for the refused card's fact
+    (``refused``), with the cards that, read there, let the refused card stand."""
+
+    serial: int
+    refused: int
+    cards: tuple[Card, ...]
+    text: str
+
+
+class Misreadings:
+    """``Referee``'s questions about sure readings the game shows were wrong."""
+
+    def _elsewhere(self, card: Card, zone: str) -> str:
+        """Why ``card`` cannot have been laid on ``zone`` now, or "": it was played, or (a
+        trick game) it lies exposed before another seat. Ruling *exposed-lies-once*: on a
+        brisk, hard Dashavatara film with its PySolFC profile Player 4's Varaha vizier was
+        read surely as the Parashurama vizier, exposed by Player 1's Deni, and judged an
+        extra lead out of turn."""
+        if self._already_played(card):
+            return "it has been played already"
+        seat = self.layout.zone(zone).seat if self._has_zone(zone) else None
+        exposed = getattr(pictured_table(self.engine), "exposed", ())
+        return next((f"it lies exposed before {seat_name(q)}" for q, cards in enumerate(exposed)
+                     if q != seat and card in cards), "")
+
+    def _doubt(self, ev: TrackEvent, card: Card, elsewhere: str) -> list[RefereeOutput]:
+        """A sure reading of a card that lies elsewhere (``_elsewhere`` says why), on a spot.
+
+        Each card exists once in a deck, so the reading is wrong: a card was laid there,
+        and the players are asked which (a ``doubt``, answered like an unsure card with
+        ``confirm``), while what follows waits for it. Dropping it, as a card seen again,
+        left the trick a card short: on the real-art Ganjifa film a Rama vizier read as
+        Matsya's (0.93 sure) cost the next 14 rulings. On the filmed games with our own
+        art no played card was seen again on another spot."""
+        why = self._expected(ev)
+        choices = tuple(c for c, _ in offered(ev, set(), lambda c: bool(self._elsewhere(
+            c, ev.zone)), OFFERED, why))
+        place = self.layout.place(ev.zone)
+        out = [RefereeOutput("doubt", f"{card.name} was read on {place}, but {elsewhere}: "
+                             "which card lies there?", ev.last_frame,
+                             ev.timestamp, choices=choices, zone=ev.zone, place=place,
+                             track=ev.track_id, why=why)]
+        self._doubted.add(ev.track_id)
+        return out + self._add_seen(ev, "unsure")
+
+    def look_for_a_reread(self, f: Fact, candidates: list[Move], d: Derivation) -> None:
+        """``d.reread``: the sighting of the trick just closed to ask about, given that
+        every one of ``candidates`` (the moves ``f``'s card could make) was refused (the
+        first such in the judging). The engine is left as it was."""
+        if d.reread is None:
+            rulings = [o.ruling for o in d.outputs if o.kind == "ruling" and o.ruling]
+            d.reread = self._reread_for_refused(f, candidates, rulings)
+
+    def _reread_for_refused(self, f: Fact, candidates: list[Move], rulings: list[Ruling]
+                            ) -> Reread | None:
+        seat = candidates[0].player
+        table = pictured_table(self.engine)
+        if f.serial in self._reread_for or getattr(table, "trick", None) != () \
+                or getattr(table, "current", None) in (None, seat):
+            return None
+        k = _closed_trick(self.engine, [r.move for r in rulings])
+        if not k:
+            return None
+        trick = tuple(rulings[-k:])
+        if any(r.verdict is Verdict.ILLEGAL for r in trick):
+            return None  # (a story gone wrong before this trick: no one card to blame)
+        # (judged again at every new fact: searched once)
+        key = (f.serial, tuple((r.move, r.verdict) for r in trick))
+        if key not in self._reread_memo:
+            self._reread_memo[key] = self._search(f, seat, candidates, trick)
+        return self._reread_memo[key]
+
+    def _search(self, f: Fact, seat: int, candidates: list[Move],
+                trick: tuple[Ruling, ...]) -> Reread | None:
+        eng = self.engine
+        deck = deck_cards(self.module.DECK)
+        found: list[tuple[Fact, tuple[Card, ...]]] = []
+        for _ in trick:
+            eng.undo()
+        observed = 0
+        try:
+            for i, r in enumerate(trick):
+                for j, card in enumerate(r.move.cards):
+                    sighting = self._sighting(card, r.move.player)
+                    if sighting is None:
+                        continue
+                    fits = tuple(c for c in deck if c not in r.move.cards and _lets_stand(
+                        eng, trick, i, _with_card(r.move, j, c), candidates))
+                    if fits:
+                        found.append((sighting, fits))
+                eng.observe(r.move)
+                observed += 1
+        finally:  # (the engine as the trick left it)
+            for r in trick[observed:]:
+                eng.observe(r.move)
+        if not found:
+            return None
+        own = [x for x in found if self.layout.zone(x[0].zone).seat == seat]
+        sighting, fits = own[0] if own else min(found, key=lambda x: len(x[1]))
+        place = self.layout.place(sighting.zone)
+        text = (f"{seat_name(seat)} leads, so {seat_name(seat)} won the last trick, which "
+                f"the {sighting.card.name} seen on {place} does not allow: which card was "
+                "it?")
+        # a misreading takes a card for another of its rank or of its suit, mostly
+        read = sighting.card
+        fits = tuple(sorted(fits, key=lambda c: (c.rank != read.rank, c.suit != read.suit)))
+        return Reread(sighting.serial, f.serial, fits, text)
+
+    def _sighting(self, card: Card, seat: int) -> Fact | None:
+        """The camera's sighting of ``card`` on ``seat``'s spots, unless a person named it
+        or it was asked about again already."""
+        return next((f for f in self._facts if f.kind == "laid" and f.card == card
+                     and self.layout.zone(f.zone).seat == seat
+                     and f.track >= 0 and f.track not in self._answered
+                     and f.serial not in self._reread
+                     and f.source != "gathered"), None)
+
+    def _ask_reread(self) -> list[RefereeOutput]:
+        """Reopen the sighting the last judging found misread, and ask about it."""
+        r = self._derived.reread
+        if r is None:
+            return []
+        self._reread_for.add(r.refused)
+        self._reread.add(r.serial)
+        i = next(k for k, f in enumerate(self._facts) if f.serial == r.serial)
+        f = self._facts[i]
+        self._facts[i] = replace(f, kind="unsure", card=None)
+        stack = self._table.get(f.zone, [])
+        if f.card in stack:
+            stack.remove(f.card)
+        # (an answer naming the card it was read as lays it again: see ``confirm``)
+        self._named.pop(f.track, None)
+        why = tuple((c.id, "the lead says so") for c in r.cards[:OFFERED_REREADS])
+        self._rederive()
+        return [RefereeOutput("unseen", r.text, f.frame, f.timestamp,
+                              choices=tuple(c for c, _ in why), zone=f.zone,
+                              place=self.layout.place(f.zone), track=f.track, why=why,
+                              could=tuple(c.id for c in r.cards))]
+
+
+def _with_card(move: Move, j: int, card: Card) -> Move:
+    return replace(move, cards=move.cards[:j] + (card,) + move.cards[j + 1:])
+
+
+def _closed_trick(eng, moves: list[Move]) -> int:
+    """How many of the last observed ``moves`` made the trick the last of them closed
+    (0: it closed none); the engine is left as it was."""
+    k = 0
+    closed = False
+    while k < len(moves):
+        eng.undo()
+        k += 1
+        trick = getattr(pictured_table(eng), "trick", ())
+        if k == 1:
+            closed = bool(trick)
+        if not trick:
+            break
+    for m in moves[len(moves) - k:]:
+        eng.observe(m)
+    return k if closed else 0
+
+
+def _lets_stand(eng, trick: tuple[Ruling, ...], i: int, move: Move,
+                candidates: list[Move]) -> bool:
+    """Whether the trick, from its ``i``-th move (the engine stands before it) read with
+    ``move`` there, is accepted, closes with the refused card's seat to lead, and then
+    lets one of ``candidates`` stand. The engine is left as it was."""
+    done = 0
+    try:
+        for k, r in enumerate(trick[i:]):
+            got = eng.observe(r.move if k else move)
+            done += 1
+            if got.verdict is Verdict.ILLEGAL:
+                return False
+        if getattr(pictured_table(eng), "current", None) != candidates[0].player:
+            return False
+        for c in candidates:
+            ok = eng.observe(c).verdict is not Verdict.ILLEGAL
+            eng.undo()
+            if ok:
+                return True
+        return False
+    finally:
+        for _ in range(done):
+            eng.undo()
