@@ -4,9 +4,11 @@ filmed record (``bench_pipeline.py --only events``; see its docstring)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
+from companion.cards import deck_cards
 from companion.layouts import load_layout
 from companion.referee.values import ASKS_FOR_A_CARD, pictured_table, showing
 from companion.vision.detect import CardDetector
@@ -56,7 +58,7 @@ def last_laid_on(frames: list, frame: int, zone: str | None) -> str | None:
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
               enrolled: bool = False, doubtful: int | None | str = "served",
               by_elimination: bool = True, profile=None, answer_after: int = 0,
-              draft=None) -> dict:
+              draft=None, answer_who: bool = False) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
     they would on the dashboard (the count of answers is the players' burden), what they saw
     when asked, ``answer_after`` frames later (one after another, as they tap).
@@ -65,7 +67,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     ``doubtful`` unchanged doubtful cards a frame (None: all of them).
     ``by_elimination``: the referee's ruling of that name (``companion.referee.elimination``).
     ``draft``: a :class:`companion.web.draft.Draft` the cards the players named join, with
-    their pictures, as at the table (``Pipeline.learnt``)."""
+    their pictures, as at the table (``Pipeline.learnt``). ``answer_who``: a player also
+    answers each "who laid it?" question (a two-card turn, a drawn card) truthfully as it
+    comes; otherwise the referee's likelier story stands."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -101,6 +105,10 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     # game still waits for them), as the Table page asks
     tap_at = picked_up_frame(meta) if answer_unsure else None
     waiting: list = []  # questions put to the players, in the order asked
+    told: set[int] = set()  # "who laid it?" questions seen (``answer_who``)
+    told_who = 0  # of those, answered
+    laid_by = {c.id: m.player for m in map(game.public_move, rec.moves) for c in m.cards}
+    cards = deck_cards(game.DECK)
     t0 = time.perf_counter()
     n = 0
     def answer(o, frame: int, timestamp: float) -> None:
@@ -142,6 +150,14 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         # (a card named by elimination is told the tracker, as on the dashboard)
         said = judge(referee, pipe.tracker, r.events, r.frame_index, r.timestamp, r.motion_map)
         outputs += said
+        # (a question can come with an answer about a card, or a correction: the story)
+        for q in referee.outputs if answer_who else ():
+            if q.kind == "question" and q.question_id not in told:
+                told.add(q.question_id)
+                pick = who_laid(q, laid_by, cards)
+                if pick is not None:
+                    told_who += 1
+                    outputs += referee.answer(q.question_id, pick)
         # what the players are asked: the unsure cards the referee could not name, and the
         # readings it doubts (a card already played)
         waiting += [o for o in said if o.kind in ASKS_FOR_A_CARD] if answer_unsure else []
@@ -197,13 +213,26 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             "sightings": len(seen), "wrong_cards": len(wrong_cards), "missed": len(missed),
             "unsure": sum(e.kind == "unsure" for e in sightings), "named": len(named),
             "answered": answered, "another": another, "first": first, "dismissed": dismissed,
-            "questions": sum(o.kind == "question" for o in referee.outputs),
+            "questions": sum(o.kind == "question" for o in referee.outputs), "told": told_who,
             "illegal": sum(r.verdict.value == "illegal" for r in rulings),
             "desync": sum(o.kind == "desync" for o in outputs),
             "doubts": sum(o.kind == "doubt" for o in outputs),
             "unseen": sum(o.kind == "unseen" for o in outputs),
             "art": (f"{art.sure}/{art.readings}{'' if art.familiar else ' new'}"
                     if art else "-")}
+
+
+def who_laid(q, laid_by: dict[str, int], cards) -> int | None:
+    """The true answer to a "Who laid <card> ...?" question: the choice that starts with
+    the name of the seat that laid the card in the film's record (None: not such a
+    question, or no choice names that seat first). ``cards``: the deck's."""
+    from companion.games.base import seat_name
+    card = next((c for c in cards if re.match(re.escape(f"Who laid {c.name}") + "[ :]", q.text)), None)
+    if card is None or card.id not in laid_by:
+        return None
+    who = seat_name(laid_by[card.id])
+    return next((i for i, c in enumerate(q.choices)
+                 if (m := re.match(r"Player \d+", c)) and m.group() == who), None)
 
 
 def picked_up_frame(meta: dict) -> int | None:
@@ -261,8 +290,8 @@ def bench_events(oracle: bool, enrolled: bool = False, real_art: Path | None = N
             ("ground-truth oracle", True, False, False)):
         if (use_oracle and not oracle) or (profile and not enrolled):
             continue
-        res = [run_video(v, use_oracle, answer, profile, doubtful, by_elimination)
-               for v in videos]
+        res = [run_video(v, use_oracle, answer, profile, doubtful, by_elimination,
+                         answer_who=answer) for v in videos]
         res = [r for r in res if r]
         if not res:
             print(f"\n## Events ({label}): skipped, no model in models/")
@@ -291,7 +320,9 @@ LEGEND = ("moves: referee moves equal to the filmed moves (in order) / filmed mo
           "distinct laid cards the tracker reported (or the referee named) / cards laid; "
           "wrong: cards reported in a zone where the film's truth does not have them at "
           "that time; unsure: the tracker's; named: of those, named by the referee by "
-          "elimination (not asked); answered: questions the players answered; first: of "
+          "elimination (not asked); answered: questions about a card the players answered "
+          "(with the film's truth; \"players answer\" rows also answer each \"who laid it?\" "
+          "question truthfully, the rest take the referee's likelier story); first: of "
           "those, answered with the first card offered; another: of those, answered with a "
           "card not among the readings offered (the deck's list); "
           "missed: laid cards neither reported nor asked about (unsure or doubt); desync: times the "
