@@ -59,10 +59,11 @@ class Misreadings:
 
     def _elsewhere(self, card: Card, zone: str) -> str:
         """Why ``card`` cannot have been laid on ``zone`` now, or "": it was played, or (a
-        trick game) it lies exposed before another seat. Ruling *exposed-lies-once*: on a
-        brisk, hard Dashavatara film with its PySolFC profile Player 4's Varaha vizier was
-        read surely as the Parashurama vizier, exposed by Player 1's Deni, and judged an
-        extra lead out of turn."""
+        trick game) it lies exposed before another seat. Ruling *exposed-lies-once*: a Deni's
+        high card lies "face up in front of them ... where it remains visible until such time
+        as it is played". On a brisk, hard Dashavatara film with its PySolFC profile Player
+        4's Varaha vizier was read surely as the Parashurama vizier, exposed by Player 1's
+        Deni, and judged an extra lead out of turn."""
         if self._already_played(card):
             return "it has been played already"
         seat = self.layout.zone(zone).seat if self._has_zone(zone) else None
