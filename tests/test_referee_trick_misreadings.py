@@ -73,7 +73,8 @@ def _shown(moves: list[Move], misread_at: int, misread: Card) -> TableShow:
             show.table.setdefault(zone, []).append(misread)
             show.outputs += show.ref.observe([TrackEvent(
                 "appeared", misread.id, show.ref.layout.zone(zone).center_mm, zone, 0.99,
-                show.frame - 5, show.frame, show.t, track_id=7)], show.frame, show.t)
+                show.frame - 5, show.frame, show.t, track_id=7,
+                candidates=((misread.id, 0.99), (move.cards[0].id, 0.01)))], show.frame, show.t)
         else:
             show.ganjifa(move)
         if not show.ref.engine.picture.table.trick and i < len(moves) - 1:

@@ -309,7 +309,8 @@ class Referee(Answers, Unseen, Misreadings):
         when it lay there, and whose hand laid it, known now while the reach is fresh."""
         seat, source = self._hand_at(ev)
         return self._add(Fact(kind, ev.last_frame, ev.timestamp, card, ev.zone, seat,
-                              source=source, track=ev.track_id, since=ev.since))
+                              source=source, track=ev.track_id, since=ev.since,
+                              readings=ev.candidates))
 
     def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
         """(the seat whose hand reached the card's zone, "hand"), or (None, "").

@@ -51,6 +51,8 @@ class Answers:
         if pending is not None:
             track = self._facts[pending].track
             self._answered.add(track)
+            # (the players' word, not a reading: ``Misreadings`` never asks about it again)
+            self._facts[pending] = replace(self._facts[pending], readings=())
             # Named as the card already lying there (a hand or a swept trick half over it
             # made its readings doubtful): it was not laid again.
             was = card.id if card in stack else self._named.get(track)
@@ -110,7 +112,7 @@ class Answers:
             return None
         f = self._facts[earlier]
         self._facts[earlier] = replace(f, kind="unsure", card=None)
-        self._facts[pending] = replace(here, kind="laid", card=card)
+        self._facts[pending] = replace(here, kind="laid", card=card, readings=())
         self._named[here.track] = card.id
         self._answered.add(here.track)
         stack = self._table.get(f.zone, [])

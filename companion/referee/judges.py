@@ -46,6 +46,10 @@ class KendraKariJudge:
         """Judge and record ``move``; ``replaces``: the ruling of its first card, whose frame
         it takes (a consumer that stored that ruling by frame replaces it)."""
         ruling = self.ref.engine.observe(move)
+        if ruling.verdict is Verdict.ILLEGAL and replaces is None:
+            self.ref.engine.undo()  # (the rules refuse the card: was it misread?)
+            self.ref.look_for_a_misreading(fact, [move], self.d)
+            self.ref.engine.observe(move)
         at = replaces or fact
         self.d.outputs.append(RefereeOutput("ruling", said(ruling), at.frame, at.timestamp, ruling,
                                             assumed=assumed, replaces=replaces is not None))
@@ -372,7 +376,7 @@ class PerSeatJudge:
         if not self._judge(candidates, f, seat, keep_refused=False):
             if self._after_a_pass(candidates, f, seat):
                 return
-            self.ref.look_for_a_reread(f, candidates, self.d)
+            self.ref.look_for_a_misreading(f, candidates, self.d)
             self._judge(candidates, f, seat)
 
     def _second_of_two(self, f: Fact, seat: int) -> bool:

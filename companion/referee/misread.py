@@ -1,6 +1,7 @@
 """Sure readings the game shows were wrong: a card read on a spot though it lies elsewhere
 (``_doubt``), and (trick games) a card of the trick just closed that the next lead shows
-was misread (``look_for_a_reread``).
+was misread, or a card the rules refuse that another of its readings would fit
+(``look_for_a_misreading``).
 
 Dashavatara's rule book: "The winner of a trick leads to the next." The seat that leads
 after a trick has won it, whatever the cards read there say. A sure misreading nobody asks
@@ -31,13 +32,16 @@ from typing import TYPE_CHECKING
 from companion.cards import Card, deck_cards
 from companion.games.base import Move, Ruling, Verdict, seat_name
 from companion.referee.elimination import offered
-from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table
+from companion.referee.values import Derivation, Fact, RefereeOutput, parse_card, pictured_table
 
 if TYPE_CHECKING:
     from companion.vision.track import TrackEvent
 
 # The most cards a question about a reopened sighting offers (buttons on the dashboard)
 OFFERED_REREADS = 4
+# A refused card's other reading at least this likely is asked about (about as likely as a
+# player's error: ``Misreadings._another_reading``)
+OTHER_READING = 0.01
 # The readings of a doubtful card offered to the players (buttons on the dashboard). The
 # tracker keeps more (``classify.TOP_K``), for the played cards they may leave out.
 OFFERED = 3
@@ -52,6 +56,7 @@ class Reread:
     refused: int
     cards: tuple[Card, ...]
     text: str
+    kind: str = "unseen"  # the question's: a card of the trick before, or this one
 
 
 class Misreadings:
@@ -91,13 +96,47 @@ class Misreadings:
         self._doubted.add(ev.track_id)
         return out + self._add_seen(ev, "unsure")
 
-    def look_for_a_reread(self, f: Fact, candidates: list[Move], d: Derivation) -> None:
-        """``d.reread``: the sighting of the trick just closed to ask about, given that
-        every one of ``candidates`` (the moves ``f``'s card could make) was refused (the
-        first such in the judging). The engine is left as it was."""
+    def look_for_a_misreading(self, f: Fact, moves: list[Move], d: Derivation) -> None:
+        """``d.reread``, unless set already in this judging: the sighting to ask about again,
+        given that the rules refused each of ``moves`` (the moves ``f``'s card could make;
+        the engine stands before them, and is left so). A card of the trick just closed
+        (*the-lead-tells-the-trick*), else ``f``'s own (*the-rules-doubt-a-reading*)."""
         if d.reread is None:
             rulings = [o.ruling for o in d.outputs if o.kind == "ruling" and o.ruling]
-            d.reread = self._reread_for_refused(f, candidates, rulings)
+            d.reread = (self._reread_for_refused(f, moves, rulings)
+                        or self._another_reading(f, moves))
+
+    def _another_reading(self, f: Fact, moves: list[Move]) -> Reread | None:
+        """Ruling *the-rules-doubt-a-reading*: a card the camera read surely that the rules
+        refuse, where one of its other readings at least ``OTHER_READING`` likely (about as
+        likely as a player's error) would be accepted, is asked about: the players name
+        it, or say it was read right (it is then refused as before).
+
+        On a brisk, hard Kendra Kari film with the Mughal deck's profile, Player 3's Surya
+        vizier, laid on the 6 of Surya, was read as the Chandra vizier (0.98; the Surya
+        vizier 0.02) and refused as a wrong match. When its readings turned a few seconds
+        later the players, asked, named the Surya vizier, taken for a second card on top: a
+        round of draws nobody made was inferred, and 2 of the film's 38 moves were lost."""
+        if f.serial in self._reread_for or not self._camera_read(f):
+            return None
+        eng = self.engine
+        fits = []
+        for cid, p in f.readings:
+            c = parse_card(cid)
+            if c is None or c == f.card or p < OTHER_READING or self._elsewhere(c, f.zone):
+                continue
+            for m in (m for m in moves if f.card in m.cards):
+                ok = eng.observe(_with_card(m, m.cards.index(f.card), c)).verdict \
+                    is not Verdict.ILLEGAL
+                eng.undo()
+                if ok:
+                    fits.append(c)
+                    break
+        if not fits:
+            return None
+        text = (f"{f.card.name} was read on {self.layout.place(f.zone)}, but the rules do not "
+                "allow it there: which card lies there?")
+        return Reread(f.serial, f.serial, (*fits, f.card), text, "doubt")
 
     def _reread_for_refused(self, f: Fact, candidates: list[Move], rulings: list[Ruling]
                             ) -> Reread | None:
@@ -157,11 +196,14 @@ class Misreadings:
     def _sighting(self, card: Card, seat: int) -> Fact | None:
         """The camera's sighting of ``card`` on ``seat``'s spots, unless a person named it
         or it was asked about again already."""
-        return next((f for f in self._facts if f.kind == "laid" and f.card == card
-                     and self.layout.zone(f.zone).seat == seat
-                     and f.track >= 0 and f.track not in self._answered
-                     and f.serial not in self._reread
-                     and f.source != "gathered"), None)
+        return next((f for f in self._facts if f.card == card and self._camera_read(f)
+                     and self.layout.zone(f.zone).seat == seat), None)
+
+    def _camera_read(self, f: Fact) -> bool:
+        """Whether ``f`` is a card the camera read (not one the players named), not yet
+        asked about again."""
+        return f.kind == "laid" and bool(f.readings) and f.card is not None \
+            and f.serial not in self._reread
 
     def _ask_reread(self) -> list[RefereeOutput]:
         """Reopen the sighting the last judging found misread, and ask about it."""
@@ -176,11 +218,14 @@ class Misreadings:
         stack = self._table.get(f.zone, [])
         if f.card in stack:
             stack.remove(f.card)
-        # (an answer naming the card it was read as lays it again: see ``confirm``)
-        self._named.pop(f.track, None)
-        why = tuple((c.id, "the lead says so") for c in r.cards[:OFFERED_REREADS])
+        if self._named.get(f.track) == f.card.id:
+            # (an answer naming the card it was read as lays it again: see ``confirm``)
+            del self._named[f.track]
+        fits = "the lead says so" if r.kind == "unseen" else "the rules allow it"
+        why = tuple((c.id, "as read" if c == f.card else fits)
+                    for c in r.cards[:OFFERED_REREADS])
         self._rederive()
-        return [RefereeOutput("unseen", r.text, f.frame, f.timestamp,
+        return [RefereeOutput(r.kind, r.text, f.frame, f.timestamp,
                               choices=tuple(c for c, _ in why), zone=f.zone,
                               place=self.layout.place(f.zone), track=f.track, why=why,
                               could=tuple(c.id for c in r.cards))]

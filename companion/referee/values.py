@@ -101,6 +101,8 @@ class Fact:
     track: int = -1  # the tracker's track; an unsure fact's later confident reading names it
     since: int = -1  # laid/unsure: the frame the card was first seen there (-1: ``frame``)
     serial: int = -1  # the order it was told in: questions about it are known by this
+    # laid/unsure, seen by the camera: the tracker's top readings (card id, probability)
+    readings: tuple[tuple[str, float], ...] = ()
 
     @property
     def when(self) -> int:
