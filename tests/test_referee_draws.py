@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from referee_show import TableShow, before_a_play
+from referee_show import KK, TableShow, before_a_play
 
 from companion.record import simulate, table_view
 from companion.referee import Referee
@@ -187,3 +187,31 @@ def test_a_draw_missed_then_the_next_two_players_seen_drawing_is_inferred(seed):
          "next two players were seen drawing)"),
         f"Player {moves[missed + 1].player + 1} draws from the stock (seen)",
         f"Player {moves[missed + 2].player + 1} draws from the stock (seen)"]
+
+
+def _drawn_then_next_plays_by_the_stock(seed: int) -> tuple[list, int] | None:
+    """A four-player game's moves and the index of a draw by Player 2 (the seat nearest
+    the stock) followed by Player 3's play to Position 5 or 6 (the ring's nearest the
+    stock), or None."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    return next(((moves, i) for i in range(1, len(moves) - 1)
+                 if moves[i].action == "draw" and moves[i].player == 1
+                 and moves[i + 1].action == "play" and moves[i + 1].player == 2
+                 and moves[i + 1].target in ("5", "6")), None)
+
+
+def test_a_hand_over_the_stock_lays_no_card_on_the_ring():
+    """Ruling *a-hand-at-the-stock-lays-nothing*: a hand drawing at the stock, within reach
+    of Position 5 or 6, did not lay the card next seen there; with no other hand seen the
+    turn order says who did."""
+    moves, i = next(filter(None, map(_drawn_then_next_plays_by_the_stock, range(60))))
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:i]:
+        show.kendra_kari(move, hands=True)
+    nxt = moves[i + 1]
+    ring = np.array(KK.zone(f"pos{nxt.target}").center_mm)
+    stock = np.array(KK.zone("stock").center_mm)
+    show._tick(1)
+    show.reach(1, tuple(stock + 25.0 * (ring - stock) / np.linalg.norm(ring - stock)))
+    show.lay(nxt.cards[0], f"pos{nxt.target}")  # Player 3's hand never seen
+    assert [r.move for r in show.ref.rulings()][-2:] == moves[i:i + 2]

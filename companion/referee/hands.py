@@ -72,6 +72,18 @@ class ArmWatcher:
             return [(r.seat, f, t)]
         return []
 
+    def _over_stock(self, x: float, y: float) -> bool:
+        """Whether a hand at (x, y) mm is over the stock (within ``stock_mm_radius``).
+
+        Such a hand is drawing: it lays no card on the ring, though Positions 5 and 6 lie
+        115 mm from the stock, within a hand's reach of it (``reach_mm``). On a brisk, hard
+        film with the Mughal deck, Player 3's hand, turning at the stock to draw, 73 mm
+        from Position 5, was the only hand seen near it before Player 4's card was seen
+        there 12 frames later (Player 4's hand was never seen), and the card was taken for
+        Player 3's drawn card."""
+        return self.stock is not None and float(
+            np.hypot(x - self.stock[0], y - self.stock[1])) <= self.stock_radius
+
     def _home(self, seat: int) -> tuple[float, float]:
         """A point far out in front of the seat, so that 'deepest' means 'reached in most'."""
         a = np.radians(self.angles[seat])
@@ -187,6 +199,8 @@ class ArmWatcher:
             shallowest = float("inf")
             for (f, _, x, y), depth in zip(r.tips, r.depths):
                 shallowest = min(shallowest, depth)
+                if self._over_stock(x, y):
+                    continue  # drawing, not laying: ruling *a-hand-at-the-stock-lays-nothing*
                 d = float(np.hypot(x - zone_mm[0], y - zone_mm[1]))
                 at = (0.0 if seen_at is None else d + FRAME_MM * abs(f - seen_at), -f)
                 # Only a hand that came in to the zone counts, not one resting near it.
