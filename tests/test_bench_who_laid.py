@@ -10,7 +10,7 @@ from companion.cards import DeckKind, deck_cards
 from companion.referee.values import RefereeOutput
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from film_events import who_laid  # noqa: E402
+from film_events import who_laid
 
 CARDS = deck_cards(DeckKind.MUGHAL)
 

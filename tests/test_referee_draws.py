@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from referee_show import KK, TableShow, before_a_play
 
+from companion.games.base import Move
 from companion.record import simulate, table_view
 from companion.referee import Referee
 from companion.vision.motion import MotionMap
@@ -215,3 +216,33 @@ def test_a_hand_over_the_stock_lays_no_card_on_the_ring():
     show.reach(1, tuple(stock + 25.0 * (ring - stock) / np.linalg.norm(ring - stock)))
     show.lay(nxt.cards[0], f"pos{nxt.target}")  # Player 3's hand never seen
     assert [r.move for r in show.ref.rulings()][-2:] == moves[i:i + 2]
+
+
+def _draw_then_another_plays(seed: int) -> tuple[list, int] | None:
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    return next(((moves, i) for i in range(1, len(moves) - 1) if moves[i].action == "draw"
+                 and moves[i + 1].action == "play" and moves[i + 1].player != moves[i].player
+                 and moves[i + 1].target != "7"), None)
+
+
+def test_two_hands_as_near_the_card_after_a_draw_ask_who_laid_it():
+    """Ruling *a-close-hand-is-asked*: the drawer's hand and the next player's came about as
+    near the card (within ``RIVAL_MM``) when it was laid: the players are asked, and the
+    nearer hand is the likelier answer."""
+    moves, i = next(filter(None, map(_draw_then_another_plays, range(60))))
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:i + 1]:
+        show.kendra_kari(move, hands=True)
+    drawer, laid = moves[i].player, moves[i + 1]
+    zone = f"pos{laid.target}"
+    centre = KK.zone(zone).center_mm
+    show.reach(drawer, centre, first_seen=0.9)
+    between = show.frame
+    show.reach(laid.player, centre, first_seen=0.9)
+    show.seen_laid(laid.cards[0], zone, between)
+    asked = [o for o in show.ref.outputs if o.kind == "question"]
+    assert len(asked) == 1 and laid.cards[0].name in asked[0].text
+    assert asked[0].choices[0].startswith(f"Player {laid.player + 1} ")  # the nearer hand
+    assert show.rulings()[-1].move == laid
+    show.ref.answer(asked[0].question_id, 1)
+    assert show.rulings()[-1].move == Move(drawer, "play", laid.cards, laid.target)

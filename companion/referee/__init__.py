@@ -91,6 +91,8 @@ LAID_WITHIN = 10
 LAID_BEFORE = 20
 # A hand seen this near a card's place then may have laid it, even one not seen coming in
 LAID_OVER_MM = 40.0
+# Another hand within this much as near a card as the nearest (``Referee._rival_at``)
+RIVAL_MM = 20.0
 
 
 class Referee(Answers, Unseen, Misreadings):
@@ -310,7 +312,7 @@ class Referee(Answers, Unseen, Misreadings):
         seat, source = self._hand_at(ev)
         return self._add(Fact(kind, ev.last_frame, ev.timestamp, card, ev.zone, seat,
                               source=source, track=ev.track_id, since=ev.since,
-                              readings=ev.candidates))
+                              readings=ev.candidates, rival=self._rival_at(ev, seat)))
 
     def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
         """(the seat whose hand reached the card's zone, "hand"), or (None, "").
@@ -340,6 +342,25 @@ class Referee(Answers, Unseen, Misreadings):
         near = self._hand_over(ev.zone, frame, frame - ev.since + LAID_BEFORE,
                                over_mm=LAID_OVER_MM, seen_at=ev.since)
         return near if near[0] is not None else self._hand_over(ev.zone, frame)
+
+    def _rival_at(self, ev: TrackEvent, seat: int | None) -> int | None:
+        """Another seat whose hand came within ``RIVAL_MM`` as near the card as ``seat``'s,
+        the nearest, when it was laid (see ``_hand_at``), or None.
+
+        Ruling *a-close-hand-is-asked*: the hand is then no sure sign of who laid it. On a
+        brisk, hard five-player film with the Mughal deck, Player 4's hand, back from the
+        stock, passed 11 mm from Position 6 nine frames before Player 5's card was seen
+        there; Player 5's hand was 26 mm from it two frames before (scores 20 and 28), and
+        the card was taken for Player 4's drawn card. With another such card, 2 of the
+        film's 61 moves were lost; the players, asked, put both right."""
+        if self._arms is None or seat is None or ev.since < 0:
+            return None
+        frame = min(ev.last_frame, ev.since + LAID_WITHIN)
+        near = self._arms.reached(self.layout.zone(ev.zone).center_mm, frame,
+                                  frame - ev.since + LAID_BEFORE, ev.since, LAID_OVER_MM)
+        if len(near) < 2 or near[0][1] != seat or near[1][0] - near[0][0] > RIVAL_MM:
+            return None
+        return near[1][1]
 
     def _hand_over(self, zone: str, frame: int, window: int = 90, over_mm: float | None = None,
                    seen_at: int | None = None) -> tuple[int | None, str]:

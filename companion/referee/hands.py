@@ -181,8 +181,15 @@ class ArmWatcher:
 
     def who_reached(self, zone_mm: tuple[float, float], frame: int, window: int = 90,
                     seen_at: int | None = None, over_mm: float | None = None) -> int | None:
-        """The seat whose hand came to ``zone_mm`` most recently in the ``window`` frames
-        up to ``frame``, or None. ``seen_at``: the frame a card was first seen there; the
+        """The seat first in :meth:`reached`, or None."""
+        near = self.reached(zone_mm, frame, window, seen_at, over_mm)
+        return near[0][1] if near else None
+
+    def reached(self, zone_mm: tuple[float, float], frame: int, window: int = 90,
+                seen_at: int | None = None, over_mm: float | None = None
+                ) -> list[tuple[float, int]]:
+        """(score, seat) of each seat whose hand came to ``zone_mm`` in the ``window``
+        frames up to ``frame``, best first: the most recent (score 0). ``seen_at``: the frame a card was first seen there; the
         hand that came nearest it then and there instead (each frame before or after
         ``seen_at`` counts as ``FRAME_MM`` farther; of two as near, the later).
         ``over_mm``: also any hand seen within that distance of it, whether or not it was
@@ -194,7 +201,7 @@ class ArmWatcher:
         Player 4's hand passed over Position 6 back from the stock 20 frames before the
         card Player 1 laid there was seen (Player 1's hand 13 mm from it, 1-4 frames
         before), and a round of draws was inferred that nobody made."""
-        best, best_at = None, (float("inf"), 0.0)
+        best: dict[int, tuple[float, float]] = {}  # seat -> (mm, -frame), the least
         for r in list(self.active.values()) + self.done:
             shallowest = float("inf")
             for (f, _, x, y), depth in zip(r.tips, r.depths):
@@ -205,7 +212,7 @@ class ArmWatcher:
                 at = (0.0 if seen_at is None else d + FRAME_MM * abs(f - seen_at), -f)
                 # Only a hand that came in to the zone counts, not one resting near it.
                 came = depth - shallowest >= self.came_in_mm and d <= self.reach_mm
-                if frame - window <= f <= frame and at < best_at and (
-                        came or (over_mm is not None and d <= over_mm)):
-                    best, best_at = r.seat, at
-        return best
+                if frame - window <= f <= frame and at < best.get(r.seat, (float("inf"), 0.0)) \
+                        and (came or (over_mm is not None and d <= over_mm)):
+                    best[r.seat] = at
+        return [(at[0], seat) for at, seat in sorted((at, seat) for seat, at in best.items())]

@@ -96,8 +96,7 @@ class KendraKariJudge:
                 self._emit_ruling(Move(s.turn, "deal", (f.card,), "7"), f, False)
                 return
             # The dealt card was not read (unsure): the game goes on without it, Player 1
-            # first (ruling dealer-before-first), and the engine reports the first match as
-            # unverifiable.
+            # first (ruling dealer-before-first); the engine reports the first match unverifiable.
             stage = "normal"
             s = s._replace(turn=0)
         prev = self.last
@@ -156,15 +155,16 @@ class KendraKariJudge:
             drawer = getattr(s, "drawer", -1)
         seat, assumed = s.turn, False
         if drawer is not None and drawer >= 0 and drawer != s.turn:
-            if hand in (drawer, s.turn):
+            if hand in (drawer, s.turn) and f.rival not in (drawer, s.turn):
                 seat = hand
-            else:
+            else:  # (the hand, if one of them, or else the timing is the likelier story)
                 draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
+                likely = hand == drawer if hand in (drawer, s.turn) else \
+                    f.timestamp - draw_t <= self.ref.combo_s
                 choices = (f"{seat_name(drawer)} played the card just drawn",
                            f"{seat_name(s.turn)} played it (the drawn card was kept)")
                 picked = self._ask(i, f, f"Who laid {f.card.name}: {seat_name(drawer)} (the "
-                                   f"drawn card) or {seat_name(s.turn)}?", choices,
-                                   0 if f.timestamp - draw_t <= self.ref.combo_s else 1)
+                                   f"drawn card) or {seat_name(s.turn)}?", choices, int(not likely))
                 seat = drawer if picked == 0 else s.turn
                 assumed = i not in self.ref._answers
         self.drawn_played = seat == drawer
@@ -177,9 +177,9 @@ class KendraKariJudge:
         self._emit_ruling(Move(seat, action, (f.card,), target), f, assumed)
 
     def _draw(self, seat: int, f: Fact) -> None:
+        seen = " (seen)" if f.source == "hand" else ""
         self.d.outputs.append(RefereeOutput(
-            "draw", f"{seat_name(seat)} draws from the stock"
-            + (" (seen)" if f.source == "hand" else ""), f.frame, f.timestamp))
+            "draw", f"{seat_name(seat)} draws from the stock{seen}", f.frame, f.timestamp))
         self._emit_ruling(Move(seat, "draw"), f, False)
         self.last_draw = (seat, f)
         self.drawn_played = False
