@@ -119,19 +119,14 @@ class Misreadings:
         round of draws nobody made was inferred, and 2 of the film's 38 moves were lost."""
         if f.serial in self._reread_for or not self._camera_read(f):
             return None
-        eng = self.engine
         fits = []
         for cid, p in f.readings:
             c = parse_card(cid)
             if c is None or c == f.card or p < OTHER_READING or self._elsewhere(c, f.zone):
                 continue
-            for m in (m for m in moves if f.card in m.cards):
-                ok = eng.observe(_with_card(m, m.cards.index(f.card), c)).verdict \
-                    is not Verdict.ILLEGAL
-                eng.undo()
-                if ok:
-                    fits.append(c)
-                    break
+            if any(_accepted(self.engine, _with_card(m, m.cards.index(f.card), c))
+                   for m in moves if f.card in m.cards):
+                fits.append(c)
         if not fits:
             return None
         text = (f"{f.card.name} was read on {self.layout.place(f.zone)}, but the rules do not "
@@ -140,6 +135,8 @@ class Misreadings:
 
     def _reread_for_refused(self, f: Fact, candidates: list[Move], rulings: list[Ruling]
                             ) -> Reread | None:
+        """*the-lead-tells-the-trick* (the module's docstring): the sighting of the trick
+        just closed to ask about, or None."""
         seat = candidates[0].player
         table = pictured_table(self.engine)
         if f.serial in self._reread_for or getattr(table, "trick", None) != () \
@@ -267,12 +264,14 @@ def _lets_stand(eng, trick: tuple[Ruling, ...], i: int, move: Move,
                 return False
         if getattr(pictured_table(eng), "current", None) != candidates[0].player:
             return False
-        for c in candidates:
-            ok = eng.observe(c).verdict is not Verdict.ILLEGAL
-            eng.undo()
-            if ok:
-                return True
-        return False
+        return any(_accepted(eng, c) for c in candidates)
     finally:
         for _ in range(done):
             eng.undo()
+
+
+def _accepted(eng, move: Move) -> bool:
+    """Whether the rules accept ``move`` now; the engine is left as it was."""
+    ok = eng.observe(move).verdict is not Verdict.ILLEGAL
+    eng.undo()
+    return ok
