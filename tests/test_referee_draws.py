@@ -246,3 +246,32 @@ def test_two_hands_as_near_the_card_after_a_draw_ask_who_laid_it():
     assert show.rulings()[-1].move == laid
     show.ref.answer(asked[0].question_id, 1)
     assert show.rulings()[-1].move == Move(drawer, "play", laid.cards, laid.target)
+
+
+def _two_card_bridge(seed: int) -> tuple[list, int] | None:
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    return next(((moves, i) for i in range(1, len(moves)) if moves[i].action == "bridge"
+                 and len(moves[i].cards) == 2), None)
+
+
+def test_two_hands_as_near_a_second_card_ask_whose_it_was():
+    """*a-close-hand-is-asked*, for a second card: the hand of the player who laid the first
+    and the next player's came about as near it; the nearer hand is the likelier answer."""
+    moves, i = next(filter(None, map(_two_card_bridge, range(60))))
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:i]:
+        show.kendra_kari(move, hands=True)
+    bridge = moves[i]
+    first, second = bridge.target.split(",")
+    show._tick(bridge.player)
+    show.reach(bridge.player, KK.zone(f"pos{first}").center_mm, lay=bridge.cards[0])
+    nxt = (bridge.player + 1) % 4
+    centre = KK.zone(f"pos{second}").center_mm
+    show.reach(nxt, centre, first_seen=0.9)
+    between = show.frame
+    show.reach(bridge.player, centre, first_seen=0.9)
+    show.seen_laid(bridge.cards[1], f"pos{second}", between)
+    asked = [o for o in show.ref.outputs if o.kind == "question"]
+    assert len(asked) == 1 and bridge.cards[1].name in asked[0].text
+    assert asked[0].choices[0].startswith(f"Player {bridge.player + 1} ")  # the nearer hand
+    assert show.rulings()[-1].move == bridge

@@ -101,8 +101,7 @@ class KendraKariJudge:
             s = s._replace(turn=0)
         prev = self.last
         quick = prev is not None and f.timestamp - prev[1].timestamp <= self.ref.combo_s
-        # (a card gathered unseen names the seat that must have laid it)
-        hand = f.seat if f.source in ("hand", "gathered") else None
+        hand = f.seat if f.source in ("hand", "gathered") else None  # (gathered: who must have)
         # A second card of the same turn: a play then a bridge to 7, or a phase opened on 7
         # then a card on 1 (a card just drawn cannot begin a two-card bridge). The hand that
         # laid it tells it from the next player's card; without it, ask. Ruling
@@ -117,14 +116,15 @@ class KendraKariJudge:
             first, who = prev[0], prev[0].player
             nxt = s.turn
             action = "bridge" if first.action == "play" else "start"
-            if hand in (who, nxt):
+            if hand in (who, nxt) and f.rival not in (who, nxt):  # (a close hand: ask)
                 picked, assumed = (0 if hand == who else 1), False
             else:
                 choices = (f"{seat_name(who)} laid both cards in one turn",
                            f"{seat_name(nxt)} laid {f.card.name}")
+                likely = hand == who if hand in (who, nxt) else quick
                 picked = self._ask(i, f, f"Who laid {f.card.name} on Position {target}: "
                                    f"{seat_name(who)} (a second card) or {seat_name(nxt)}?",
-                                   choices, 0 if quick else 1)
+                                   choices, int(not likely))
                 assumed = i not in self.ref._answers
             if picked == 0:
                 eng.undo()
