@@ -227,7 +227,8 @@ def who_laid(q, laid_by: dict[str, int], cards) -> int | None:
     the name of the seat that laid the card in the film's record (None: not such a
     question, or no choice names that seat first). ``cards``: the deck's."""
     from companion.games.base import seat_name
-    card = next((c for c in cards if re.match(re.escape(f"Who laid {c.name}") + "[ :]", q.text)), None)
+    card = next((c for c in cards
+                 if re.match(re.escape(f"Who laid {c.name}") + "[ :]", q.text)), None)
     if card is None or card.id not in laid_by:
         return None
     who = seat_name(laid_by[card.id])

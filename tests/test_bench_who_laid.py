@@ -35,6 +35,7 @@ def test_a_card_whose_name_begins_another_is_told_apart():
 
 def test_no_answer_for_another_question_or_a_seat_not_offered():
     q = _asked("Who laid 1 of Cheng: Player 3 (the drawn card) or Player 4?",
-               "Player 3 played the card just drawn", "Player 4 played it (the drawn card was kept)")
+               "Player 3 played the card just drawn",
+               "Player 4 played it (the drawn card was kept)")
     assert who_laid(q, {"cheng-1": 0}, CARDS) is None
     assert who_laid(_asked("Unsure which card lies on Position 3?"), {"cheng-1": 0}, CARDS) is None

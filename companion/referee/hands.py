@@ -189,9 +189,10 @@ class ArmWatcher:
                 seen_at: int | None = None, over_mm: float | None = None
                 ) -> list[tuple[float, int]]:
         """(score, seat) of each seat whose hand came to ``zone_mm`` in the ``window``
-        frames up to ``frame``, best first: the most recent (score 0). ``seen_at``: the frame a card was first seen there; the
-        hand that came nearest it then and there instead (each frame before or after
-        ``seen_at`` counts as ``FRAME_MM`` farther; of two as near, the later).
+        frames up to ``frame``, best first: the most recent (score 0). ``seen_at``: the
+        frame a card was first seen there; the hands that came nearest it then and there
+        come first instead (score: mm, each frame before or after ``seen_at`` counting as
+        ``FRAME_MM`` farther; of two as near, the later).
         ``over_mm``: also any hand seen within that distance of it, whether or not it was
         seen coming in (a quick hand may be first seen where it lays the card).
 

@@ -1,7 +1,7 @@
-"""Sure readings the game shows were wrong: a card read on a spot though it lies elsewhere
-(``_doubt``), and (trick games) a card of the trick just closed that the next lead shows
-was misread, or a card the rules refuse that another of its readings would fit
-(``look_for_a_misreading``).
+"""Sure readings the game shows were wrong (``look_for_a_misreading``): a card read on a
+spot though it lies elsewhere (``_doubt``), a card of the trick just closed that the next
+lead shows was misread (trick games), and a card the rules refuse that another of its
+readings would fit (``_another_reading``).
 
 Dashavatara's rule book: "The winner of a trick leads to the next." The seat that leads
 after a trick has won it, whatever the cards read there say. A sure misreading nobody asks
