@@ -181,7 +181,7 @@ def _register_identify(sub) -> None:
     p = sub.add_parser("identify", help="list the cards seen in a still image")
     p.add_argument("image", type=Path)
     p.add_argument("--deck", default=None,
-                   help="a deck profile (.npz from `companion enroll`) or a deck kind: "
+                   help="a deck profile from `companion enroll` (its name or .npz) or a deck kind: "
                         "mughal, dashavatara")
     p.add_argument("--model", type=Path, default=None)
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -191,12 +191,13 @@ def _register_identify(sub) -> None:
 def _classifier(model: Path | None, deck: str | None):
     from companion.cards import CardIdError, DeckKind
     from companion.vision.classify import DEFAULT_MODEL, CardClassifier, ModelError
-    from companion.vision.enroll import ProfileError, load_profile
+    from companion.vision.enroll import ProfileError, find_profile, load_profile
     profile, kind = None, None
     if deck:
-        if Path(deck).suffix == ".npz" or Path(deck).exists():
+        path = find_profile(deck)
+        if path.suffix == ".npz" or path.exists():
             try:
-                profile = load_profile(Path(deck))
+                profile = load_profile(path)
             except ProfileError as e:
                 raise UsageError(str(e)) from None
         else:
@@ -283,7 +284,7 @@ def _register_enroll(sub) -> None:
                    help="CSV with columns file,card (default: DECK_DIR/manifest.csv)")
     p.add_argument("--name", required=True, help="profile name, e.g. mydeck")
     p.add_argument("--out", type=Path, default=None,
-                   help="profile path (default: profiles/NAME.npz)")
+                   help="profile path (default: profiles/NAME.npz; --deck NAME finds it)")
     p.add_argument("--model", type=Path, default=None)
     p.set_defaults(handler=_enroll)
 
@@ -296,7 +297,7 @@ def _enroll(args: argparse.Namespace) -> int:
         CardClassifier,
         ModelError,
     )
-    from companion.vision.enroll import ProfileError, enroll_folder, save_profile
+    from companion.vision.enroll import PROFILES_DIR, ProfileError, enroll_folder, save_profile
     if not args.deck_dir.is_dir():
         raise UsageError(f"--deck-dir {args.deck_dir}: not a folder")
     try:
@@ -308,7 +309,7 @@ def _enroll(args: argparse.Namespace) -> int:
         profile = enroll_folder(args.deck_dir, manifest, args.name, clf)
     except ProfileError as e:
         raise UsageError(str(e)) from None
-    out = args.out or Path("profiles") / f"{args.name}.npz"
+    out = args.out or PROFILES_DIR / f"{args.name}.npz"
     save_profile(profile, out)
     back = ("and its back" if profile.back_embeddings is not None else
             "(no back in the manifest: face-down cards are left to the model)")

@@ -184,7 +184,8 @@ def _register_replay(sub) -> None:
                    help="a rule option of the game (repeatable)")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: shipped)")
     p.add_argument("--deck", default=None,
-                   help="a deck profile from `companion enroll` (default: the game's deck)")
+                   help="a deck profile from `companion enroll`: its name or .npz path "
+                        "(default: the game's deck)")
     p.add_argument("--calibration", default=None,
                    help="a saved profile (name or .json); default: find the mat in the video")
     p.add_argument("--seat-angles", default=None, metavar="DEG,DEG,...",
@@ -389,11 +390,11 @@ def _replay_classifier(args: argparse.Namespace, referee):
     profile = None
     if args.deck:
         try:
-            from companion.vision.enroll import ProfileError, load_profile
+            from companion.vision.enroll import ProfileError, find_profile, load_profile
         except ImportError:
             raise UsageError("deck profiles are not available in this install") from None
         try:
-            profile = load_profile(args.deck)
+            profile = load_profile(find_profile(args.deck))
         except (ProfileError, OSError) as e:
             raise UsageError(str(e)) from None
     try:

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 VIEWS = 12
 PROFILE_VERSION = 1
+# Where ``companion enroll --name NAME`` saves a profile (NAME.npz), relative to where it runs
+PROFILES_DIR = Path("profiles")
 # A live enrolment crop less sharp than this (cues.sharpness) is marked as blurred, to be
 # scanned again: about the median of the cards in rendered table scenes. A PySolFC Mughal
 # deck enrolled from scans as they came named 135 of 308 scene cards right first; with its
@@ -311,6 +313,13 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
         **{k: v for k, v in (("pictures", profile.pictures),
                              ("back_picture", profile.back_picture)) if v is not None})
     tmp.replace(path)
+
+
+def find_profile(name: str | Path) -> Path:
+    """A profile's path from the command line: ``name`` itself, or, where no such file is,
+    the profile ``companion enroll --name NAME`` saved (``PROFILES_DIR/NAME.npz``)."""
+    path, saved = Path(name), PROFILES_DIR / f"{name}.npz"
+    return saved if not path.exists() and path.suffix != ".npz" and saved.is_file() else path
 
 
 def load_profile(path: str | Path) -> DeckProfile:

@@ -456,3 +456,15 @@ def test_companion_enroll_builds_a_profile_and_says_whether_the_model_knows_the_
     (folder / "manifest.csv").write_text("file,card\nmissing.png,surya-1\n")
     assert main(["enroll", "--deck-dir", str(folder), "--name", "x", "--out", str(out)]) == 2
     assert "missing or not an image" in capsys.readouterr().err
+
+
+def test_a_profile_is_found_by_the_name_it_was_enrolled_under(tmp_path, monkeypatch):
+    """``--deck NAME`` finds ``profiles/NAME.npz``, where ``companion enroll`` saved it; a
+    path is taken as given, and a name with no profile is left for the loader to refuse."""
+    from companion.vision.enroll import PROFILES_DIR, find_profile
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / PROFILES_DIR).mkdir()
+    (tmp_path / PROFILES_DIR / "mydeck.npz").write_bytes(b"")
+    assert find_profile("mydeck") == PROFILES_DIR / "mydeck.npz"
+    assert find_profile("elsewhere/mydeck.npz") == Path("elsewhere/mydeck.npz")
+    assert find_profile("nodeck") == Path("nodeck")
