@@ -105,7 +105,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     # game still waits for them), as the Table page asks
     tap_at = picked_up_frame(meta) if answer_unsure else None
     waiting: list = []  # questions put to the players, in the order asked
-    told: set[int] = set()  # "who laid it?" questions seen (``answer_who``)
+    seen_who: set[int] = set()  # "who laid it?" questions put (``answer_who``)
     told_who = 0  # of those, answered
     laid_by = {c.id: m.player for m in map(game.public_move, rec.moves) for c in m.cards}
     cards = deck_cards(game.DECK)
@@ -152,8 +152,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         outputs += said
         # (a question can come with an answer about a card, or a correction: the story)
         for q in referee.outputs if answer_who else ():
-            if q.kind == "question" and q.question_id not in told:
-                told.add(q.question_id)
+            if q.kind == "question" and q.question_id not in seen_who:
+                seen_who.add(q.question_id)
                 pick = who_laid(q, laid_by, cards)
                 if pick is not None:
                     told_who += 1

@@ -91,7 +91,7 @@ LAID_WITHIN = 10
 LAID_BEFORE = 20
 # A hand seen this near a card's place then may have laid it, even one not seen coming in
 LAID_OVER_MM = 40.0
-# Another hand within this much as near a card as the nearest (``Referee._rival_at``)
+# Another hand within this much as near a card as the nearest (``_rival``)
 RIVAL_MM = 20.0
 
 
@@ -309,12 +309,14 @@ class Referee(Answers, Unseen, Misreadings):
                   ) -> list[RefereeOutput]:
         """A card seen laid (``kind`` "laid", or "unsure" while it has no name) as a fact:
         when it lay there, and whose hand laid it, known now while the reach is fresh."""
-        seat, source = self._hand_at(ev)
+        near = self._laying_hands(ev)
+        seat, source = self._hand_at(ev, near)
         return self._add(Fact(kind, ev.last_frame, ev.timestamp, card, ev.zone, seat,
                               source=source, track=ev.track_id, since=ev.since,
-                              readings=ev.candidates, rival=self._rival_at(ev, seat)))
+                              readings=ev.candidates, rival=_rival(near, seat)))
 
-    def _hand_at(self, ev: TrackEvent) -> tuple[int | None, str]:
+    def _hand_at(self, ev: TrackEvent, near: list[tuple[float, int]] | None = None
+                 ) -> tuple[int | None, str]:
         """(the seat whose hand reached the card's zone, "hand"), or (None, "").
 
         The hand that laid a card came before the card was seen there (``since``), not
@@ -335,42 +337,31 @@ class Referee(Answers, Unseen, Misreadings):
         (``LAID_OVER_MM``) counts too, seen coming in or not. At a brisk pace Player 1's
         hand was first seen on Position 4, 100 mm in from their edge, and came 32 mm nearer
         after: the raja of Kumancha was taken for Player 4's, whose hand had reached past it
-        10 frames before, and 11 of 35 moves were lost."""
+        10 frames before, and 11 of 35 moves were lost.
+
+        ``near``: ``_laying_hands(ev)``, when the caller has it already."""
         if ev.since < 0:
             return self._hand_over(ev.zone, ev.last_frame)
-        frame = min(ev.last_frame, ev.since + LAID_WITHIN)
-        near = self._hand_over(ev.zone, frame, frame - ev.since + LAID_BEFORE,
-                               over_mm=LAID_OVER_MM, seen_at=ev.since)
-        return near if near[0] is not None else self._hand_over(ev.zone, frame)
+        near = self._laying_hands(ev) if near is None else near
+        if near:
+            return near[0][1], "hand"
+        return self._hand_over(ev.zone, min(ev.last_frame, ev.since + LAID_WITHIN))
 
-    def _rival_at(self, ev: TrackEvent, seat: int | None) -> int | None:
-        """Another seat whose hand came within ``RIVAL_MM`` as near the card as ``seat``'s,
-        the nearest, when it was laid (see ``_hand_at``), or None.
-
-        Ruling *a-close-hand-is-asked*: the hand is then no sure sign of who laid it. On a
-        brisk, hard five-player film with the Mughal deck, Player 4's hand, back from the
-        stock, passed 11 mm from Position 6 nine frames before Player 5's card was seen
-        there; Player 5's hand was 26 mm from it two frames before (scores 20 and 28), and
-        the card was taken for Player 4's drawn card. With another such card, 2 of the
-        film's 61 moves were lost; the players, asked, put both right."""
-        if self._arms is None or seat is None or ev.since < 0:
-            return None
+    def _laying_hands(self, ev: TrackEvent) -> list[tuple[float, int]]:
+        """(score, seat) of the hands near ``ev``'s card as it was laid, nearest first
+        (``ArmWatcher.reached``, in the window ``_hand_at`` says); [] without ``since``."""
+        if self._arms is None or ev.since < 0:
+            return []
         frame = min(ev.last_frame, ev.since + LAID_WITHIN)
-        near = self._arms.reached(self.layout.zone(ev.zone).center_mm, frame,
+        return self._arms.reached(self.layout.zone(ev.zone).center_mm, frame,
                                   frame - ev.since + LAID_BEFORE, ev.since, LAID_OVER_MM)
-        if len(near) < 2 or near[0][1] != seat or near[1][0] - near[0][0] > RIVAL_MM:
-            return None
-        return near[1][1]
 
-    def _hand_over(self, zone: str, frame: int, window: int = 90, over_mm: float | None = None,
-                   seen_at: int | None = None) -> tuple[int | None, str]:
+    def _hand_over(self, zone: str, frame: int, window: int = 90) -> tuple[int | None, str]:
         """(the seat whose hand last reached ``zone`` in the ``window`` frames up to
-        ``frame`` (``seen_at``: came nearest then and there to a card first seen at that
-        frame; ``over_mm``: see ``ArmWatcher.who_reached``), "hand"), or (None, "")."""
+        ``frame``, "hand"), or (None, "")."""
         if self._arms is None:
             return None, ""
-        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window,
-                                      seen_at, over_mm)
+        seat = self._arms.who_reached(self.layout.zone(zone).center_mm, frame, window)
         return seat, "hand" if seat is not None else ""
 
     def is_move_zone(self, zone: str | None) -> bool:
@@ -487,3 +478,18 @@ class Referee(Answers, Unseen, Misreadings):
                     spot_problems(tops, self.rulings(), self.layout, self.is_move_zone,
                                   self._already_played))
         return self._sync.check(problems, frame, ts)
+
+
+def _rival(near: list[tuple[float, int]], seat: int | None) -> int | None:
+    """Another seat whose hand came within ``RIVAL_MM`` as near the card as ``seat``'s, the
+    nearest, when it was laid (``near``: ``Referee._laying_hands``), or None.
+
+    Ruling *a-close-hand-is-asked*: the hand is then no sure sign of who laid it. On a brisk,
+    hard five-player film with the Mughal deck, Player 4's hand, back from the stock, passed
+    11 mm from Position 6 nine frames before Player 5's card was seen there; Player 5's hand
+    was 26 mm from it two frames before (scores 20 and 28), and the card was taken for
+    Player 4's drawn card. With another such card, 2 of the film's 61 moves were lost; the
+    players, asked, put both right."""
+    if seat is None or len(near) < 2 or near[0][1] != seat or near[1][0] - near[0][0] > RIVAL_MM:
+        return None
+    return near[1][1]

@@ -45,7 +45,6 @@ class RefereeOutput:
     place: str = ""  # the zone in the players' words (``Layout.place``): "Position 3"
     # unsure: the tracker's readings (card, probability), of which ``choices`` are offered
     readings: tuple[tuple[str, float], ...] = ()
-    rival: int | None = None  # "hand": another seat's hand nearly as near (``_rival_at``)
     # unsure and doubt: the tracker's track of the card asked about (-1: not known). An
     # answer names that card (``Referee.confirm``'s ``track``): its zone may hold a newer
     # card by the time the players answer. named: the track of the card named, which the
@@ -104,7 +103,7 @@ class Fact:
     serial: int = -1  # the order it was told in: questions about it are known by this
     # laid/unsure, seen by the camera: the tracker's top readings (card id, probability)
     readings: tuple[tuple[str, float], ...] = ()
-    rival: int | None = None  # "hand": another seat's hand nearly as near (``_rival_at``)
+    rival: int | None = None  # "hand": another seat's hand nearly as near (``referee._rival``)
 
     @property
     def when(self) -> int:
