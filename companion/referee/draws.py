@@ -1,0 +1,127 @@
+"""How a Kendra Kari judge infers the draws the camera missed.
+
+A draw is seen only as a hand turning back at the stock. A quick or dim hand is missed, and
+then the hands' counts drift: the referee would end the game early, or refuse the next
+player's card as out of turn. These rulings put the missed draws back from what the table
+shows next (the hand that laid a card, two hands seen drawing in turn, play going on after
+a player's last card by the count).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.games.base import Move, seat_name
+from companion.referee.values import Fact, RefereeOutput
+
+if TYPE_CHECKING:
+    from companion.referee import Referee
+    from companion.referee.values import Derivation
+
+
+# A hand seen drawing before its turn came waits this many frames (3 s at 30 fps) for it
+HELD_DRAW = 90  # (``KendraKariJudge._take_held_draw``)
+DRAW_S = 0.3  # s: the quickest draw, a reach to the stock and back (brisk: 0.33 s a turn)
+
+
+class DrawInference:
+    """The draw rulings of :class:`~companion.referee.judges.KendraKariJudge` (a mixin: it
+    holds ``ref``, ``d``, ``last``, ``last_draw``, ``held_draw`` and ``drawn_played``, and
+    judges with ``_draw`` and ``_emit_ruling``)."""
+
+    ref: Referee
+    d: Derivation
+
+    def _take_held_draw(self, f: Fact, since: int) -> bool:
+        """Judge the draw of the hand seen at the stock out of turn after the move judged
+        at frame ``since``, now that the draws missed before it are inferred
+        (``_unseen_draws``) and that hand lays ``f``, within ``HELD_DRAW`` frames: the card
+        is the one it drew.
+
+        Ruling *drawn-then-played-after-a-draw-missed*. On a filmed game in dim light
+        Player 4's draw was missed, and Player 1, seen drawing, then played the drawn card:
+        the draw was dropped as out of turn, the card passed as one from the hand, the
+        count of the hands drifted, and the game was ended 17 moves early. A hand seen at
+        the stock out of turn is otherwise passing by: judged at once it was wrong on both
+        fixture Kendra Kari films (a card laid before it seen late; a hand that reached
+        over the stock), so it is judged only with the card that hand then lays."""
+        held, self.held_draw = self.held_draw, None
+        if held is None:
+            return False
+        seat, drew = held
+        if seat != self.ref.engine.state.turn or not since < drew.frame <= f.frame \
+                or f.frame - drew.frame > HELD_DRAW:
+            return False
+        self._draw(seat, drew)
+        return True
+
+    def _draws_in_a_row(self, seat: int, f: Fact) -> bool:
+        """The hand held as seen drawing out of turn, then ``seat``'s, are the next two
+        players' draws, in turn: the player to play drew where the camera missed it. The
+        three draws are judged (the missed one marked as inferred).
+
+        Ruling *draws-in-a-row*. A hand seen drawing out of turn is otherwise passing by
+        until it lays a card (``_take_held_draw``). On a hard six-player film, Player 1's
+        draw was missed in a round of draws; the next three players, seen drawing, were
+        dropped one after another, the hands' counts ran short, and Player 6 was declared
+        the winner with cards in hand (44 of 79 moves followed)."""
+        if self.held_draw is None:
+            return False
+        first, drew = self.held_draw
+        missed = self.ref.engine.state.turn
+        if self._turns_after_draws(2, seat) != [first, seat] or not drew.frame < f.frame:
+            return False
+        self.held_draw = None
+        self.d.outputs.append(RefereeOutput(
+            "draw", f"{seat_name(missed)} must have drawn from the stock (not seen: the next "
+            "two players were seen drawing)", drew.frame, drew.timestamp))
+        self._emit_ruling(Move(missed, "draw"), drew, assumed=True)
+        self._draw(first, drew)
+        self._draw(seat, f)
+        return True
+
+    def _turns_after_draws(self, most: int, until: int) -> list[int]:
+        """Whose turn it would be after each of up to ``most`` draws in turn order, stopping
+        at ``until``'s turn: draws the camera may have missed, tried on the engine and
+        taken back."""
+        eng = self.ref.engine
+        turns: list[int] = []
+        while len(turns) < most and eng.state.turn != until:
+            eng.observe(Move(eng.state.turn, "draw"))
+            turns.append(eng.state.turn)
+        for _ in turns:
+            eng.undo()
+        return turns
+
+    def _draws_fit(self, f: Fact, hand: int, draws: int) -> bool:
+        """Whether the ``draws`` unseen draws ``hand`` laying ``f``'s card needs fit since
+        that hand was seen laying the last move's card (``DRAW_S`` each, cards by when first
+        seen). Ruling *no-round-of-draws-in-a-moment*: else it is that hand going back, and
+        the turn order stands. Player 3's hand, back from Position 5, passed nearer Position
+        6 than Player 4's laying a card there 0.3 s later (brisk, 45 of 61 moves). Any hand:
+        once a misread put the turns a seat off, the hands no longer put them right."""
+        last = self.last[1] if self.last is not None else None
+        if last is None or last.seat != hand or last.source != "hand" or not draws:
+            return True
+        per_frame = f.timestamp / f.frame if f.frame > 0 else 0.0  # the source's mean
+        return (f.when - last.when) * per_frame >= draws * DRAW_S
+
+    def _unseen_draws(self, f: Fact, hand: int, most: int):
+        """The hand of the seat after the one to play laid the card: that player cannot
+        have played, and a player who cannot play draws, so they drew where the camera
+        missed it. The draw is judged (it is unverifiable anyway) and marked as inferred."""
+        eng = self.ref.engine
+        # One missed draw is a camera's slip; a whole round of them is more likely a hand
+        # taken for the wrong seat, so then the turn order stands.
+        turns = self._turns_after_draws(most, hand)
+        if not turns or turns[-1] != hand:
+            return None
+        for _ in turns:
+            seat = eng.state.turn
+            self.d.outputs.append(RefereeOutput(
+                "draw", f"{seat_name(seat)} must have drawn from the stock (not seen: "
+                f"{seat_name(hand)}'s hand laid the next card)", f.frame, f.timestamp))
+            self._emit_ruling(Move(seat, "draw"), f, assumed=True)
+            self.last_draw = (seat, f)
+        self.drawn_played = False
+        return eng.state
