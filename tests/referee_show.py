@@ -94,15 +94,29 @@ class TableShow:
         to ``target_mm`` and back, as motion maps; lays ``lay`` there at the turn. The arm
         is seen from ``inset_mm`` inside the mat's edge (negative: from beyond it), its hand
         first seen ``first_seen`` of the way in (a quick hand: most of it)."""
+        edge = self.edge(seat, inset_mm)
+        path = [edge + (np.array(target_mm) - edge) * f for f in np.linspace(first_seen, 1, 6)]
+        self.arm(seat, path + path[::-1][1:], inset_mm)
+        if lay is not None:  # the tracker confirms the card once the hand has gone
+            zone = next(z.id for z in KK.zones if z.center_mm == tuple(target_mm))
+            self.lay(lay, zone)
+
+    @staticmethod
+    def edge(seat: int, inset_mm: float = -20.0) -> np.ndarray:
+        """Where the seat's arm crosses the mat's edge (mm; Player 1 at the bottom, then
+        clockwise), ``inset_mm`` inside it."""
         angle = np.radians(90 + 90 * seat)
         centre = np.array([297.0, 210.0])
-        edge = centre + np.array([np.cos(angle) * (297 - inset_mm),
+        return centre + np.array([np.cos(angle) * (297 - inset_mm),
                                   np.sin(angle) * (210 - inset_mm)])
-        path = [edge + (np.array(target_mm) - edge) * f for f in np.linspace(first_seen, 1, 6)]
-        for k, tip in enumerate(path + path[::-1][1:]):
+
+    def arm(self, seat: int, tips_mm, inset_mm: float = -20.0) -> None:
+        """The seat's arm over the mat, its hand at each of ``tips_mm`` in turn, a frame
+        each (motion maps), then still frames as it has gone."""
+        a = (self.edge(seat, inset_mm) * 0.6).astype(int)
+        for tip in tips_mm:
             mask = np.zeros((252, 356), np.uint8)
-            a = (edge * 0.6).astype(int)
-            b = (tip * 0.6).astype(int)
+            b = (np.asarray(tip) * 0.6).astype(int)
             cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1, 14)
             cv2.circle(mask, (int(b[0]), int(b[1])), 11, 1, -1)
             self.frame += 1
@@ -114,9 +128,6 @@ class TableShow:
             self.frame += 1
             self.t += 0.05
             self.outputs += self.ref.observe([], self.frame, self.t, still)
-        if lay is not None:  # the tracker confirms the card once the hand has gone
-            zone = next(z.id for z in KK.zones if z.center_mm == tuple(target_mm))
-            self.lay(lay, zone)
 
     def sweep(self, prefix: str) -> None:
         """Every card taken off the zones named ``prefix``..., each zone then seen empty

@@ -275,3 +275,101 @@ def test_two_hands_as_near_a_second_card_ask_whose_it_was():
     assert len(asked) == 1 and bridge.cards[1].name in asked[0].text
     assert asked[0].choices[0].startswith(f"Player {bridge.player + 1} ")  # the nearer hand
     assert show.rulings()[-1].move == bridge
+
+
+def _winner_drew_and_played(seed: int) -> tuple[list, int]:
+    """A game won by a player's last card, and the index of a draw of that player's
+    followed by the card drawn, played at once."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    winner = moves[-1].player
+    k = next(i for i in range(1, len(moves) - 1) if moves[i].action == "draw"
+             and moves[i].player == moves[i + 1].player == winner
+             and moves[i + 1].action == "play")
+    return moves, k
+
+
+def _shown_without(moves: list, missed: int) -> TableShow:
+    show = TableShow(Referee("kendra-kari", 4))
+    for i, move in enumerate(moves):
+        if i == missed:
+            show._tick(move.player)  # nobody saw it, nobody tapped it
+            continue
+        show.kendra_kari(move)
+    return show
+
+
+@pytest.mark.parametrize("seed", [3, 5, 10])
+def test_play_going_on_after_a_players_last_card_by_the_count_puts_their_missed_draw_back(
+        seed):
+    """Ruling *play-went-on*: a draw of the winner's went unseen, so by the count they went
+    out a card early, and the cards laid after were refused ("The game is over"). A card
+    laid after a player's last card says they still held one: the draw is put back before
+    their last card played from the hand, the players are asked, and the game is followed
+    to its true end."""
+    moves, missed = _winner_drew_and_played(seed)
+    winner = moves[-1].player
+    show = _shown_without(moves, missed)
+    rulings = [o.ruling for o in show.rulings()]
+    assert not [r for r in rulings if r.verdict.value == "illegal"]
+    assert sorted(map(str, (r.move for r in rulings))) == sorted(map(str, moves))
+    assert [e.text for e in rulings[-1].events if e.kind == "win"] == [
+        f"Player {winner + 1} wins"]
+    asked = [o for o in show.ref.outputs if o.text.startswith("A card was laid after")]
+    assert [o.text for o in asked] == [
+        (f"A card was laid after Player {winner + 1}'s last card by the count: did Player "
+         f"{winner + 1} draw a card unseen?")]
+    assert f"Player {winner + 1} must have drawn from the stock (not seen: play went on " \
+        "after their last card by the count)" in [o.text for o in show.ref.outputs]
+
+    # The players say that player did go out: the win stands, and what followed is refused.
+    show.ref.answer(asked[0].question_id, 1)
+    after = [o.ruling for o in show.rulings()]
+    win = next(i for i, r in enumerate(after) if any(e.kind == "win" for e in r.events))
+    assert win < len(after) - 1
+    assert {r.reason for r in after[win + 1:]} == {"The game is over"}
+    assert not [o for o in show.ref.outputs if "play went on" in o.text and o.kind == "draw"]
+
+
+def _beside_the_stock_draws_and_plays(seed: int) -> tuple[list, int] | None:
+    """A four-player game's moves and the index of a draw by Player 2 (the seat beside the
+    stock) whose card is played at once on Positions 1-6, or None."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    return next(((moves, i) for i in range(1, len(moves) - 1)
+                 if moves[i].action == "draw" and moves[i].player == 1
+                 and moves[i + 1].player == 1 and moves[i + 1].action == "play"
+                 and moves[i + 1].target != "7"), None)
+
+
+def test_a_short_reach_to_the_stock_and_on_to_the_ring_is_a_draw():
+    """Ruling *a-short-reach-to-the-stock*: Player 2 sits beside the stock. Their hand
+    comes 70 mm in to it, goes 65 mm back, then on to the ring to lay the card drawn: a
+    draw, though the hand never went back the 80 mm of a turn elsewhere on the mat."""
+    moves, i = next(filter(None, map(_beside_the_stock_draws_and_plays, range(60))))
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:i]:
+        show.kendra_kari(move, hands=True)
+    laid = moves[i + 1]
+    ring = np.array(KK.zone(f"pos{laid.target}").center_mm)
+    back = np.array([35.0, 210.0])
+    show._tick(1)
+    show.arm(1, [(30.0, 210.0), (60.0, 210.0), (85.0, 210.0), (100.0, 210.0), (100.0, 212.0),
+                 (70.0, 210.0), tuple(back)]
+             + [tuple(back + (ring - back) * f) for f in np.linspace(0.2, 1, 5)]
+             + [tuple(back + (ring - back) * f) for f in np.linspace(0.8, 0, 5)])
+    show.lay(laid.cards[0], f"pos{laid.target}")
+    assert "Player 2 draws from the stock (seen)" in [o.text for o in show.outputs]
+    assert [r.move for r in show.ref.rulings()][-2:] == moves[i:i + 2]
+
+
+def test_a_hand_tip_jumping_away_at_the_stock_for_a_frame_is_one_draw():
+    """A hand drawing at the stock whose tip jumps 90 mm to another point of the arm for a
+    frame looks like two turns back at the stock; it is one draw (``hands.ONE_DRAW``). On a
+    hard film Player 1's draw was reported twice, 3 frames apart."""
+    show = TableShow(Referee("kendra-kari", 4))
+    watcher, seen = show.ref._arms, []
+    update = watcher.update
+    watcher.update = lambda *a: seen.extend(out := update(*a)) or out
+    show.arm(0, [(100.0, 380.0), (100.0, 320.0), (100.0, 260.0), (100.0, 215.0),
+                 (150.0, 300.0), (100.0, 212.0), (100.0, 260.0), (100.0, 340.0),
+                 (100.0, 400.0)])
+    assert [seat for seat, _, _ in seen] == [0]

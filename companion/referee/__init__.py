@@ -47,6 +47,7 @@ from companion.games.base import (
 )
 from companion.layouts import Layout, LayoutError, Zone, load_layout, load_mat
 from companion.referee.answers import Answers
+from companion.referee.draws import put_back_missed_draw
 from companion.referee.elimination import (
     Elimination,
     named_by_elimination,
@@ -402,13 +403,17 @@ class Referee(Answers, Unseen, Misreadings):
         return asked + news(before, self._derived.outputs)
 
     def _rederive(self) -> None:
-        """Judge every fact from the start: answers to questions may change the story."""
-        self.engine = self._fresh_engine()
-        d = Derivation()
-        judge = KendraKariJudge(self, d) if self.shared else PerSeatJudge(self, d)
-        # (what follows an unnamed card waits for its name)
-        judge.facts(list(itertools.takewhile(lambda f: f.kind != "unsure", self._facts)))
-        self._derived = d
+        """Judge every fact from the start: answers to questions may change the story (and
+        again with each missed draw found put back: at most one a seat)."""
+        for _ in range(self.players + 1):
+            self.engine = self._fresh_engine()
+            d = Derivation()
+            judge = KendraKariJudge(self, d) if self.shared else PerSeatJudge(self, d)
+            # (what follows an unnamed card waits for its name)
+            judge.facts(list(itertools.takewhile(lambda f: f.kind != "unsure", self._facts)))
+            self._derived = d
+            if not put_back_missed_draw(self):
+                return
 
     def _stage(self) -> str:
         stage = getattr(getattr(self.engine, "state", None), "stage", None)

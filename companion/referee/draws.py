@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.games.base import Move, seat_name
+from companion.games.base import Move, Verdict, seat_name
 from companion.referee.values import Fact, RefereeOutput
 
 if TYPE_CHECKING:
@@ -31,6 +31,9 @@ class DrawInference:
 
     ref: Referee
     d: Derivation
+    from_hand: dict[int, list[Fact]]
+    last: tuple[Move, Fact, int] | None
+    went_out: set[int]
 
     def _take_held_draw(self, f: Fact, since: int) -> bool:
         """Judge the draw of the hand seen at the stock out of turn after the move judged
@@ -125,3 +128,68 @@ class DrawInference:
             self.last_draw = (seat, f)
         self.drawn_played = False
         return eng.state
+
+    # ---- ruling *play-went-on* -----------------------------------------------------------
+
+    def _played_from_hand(self, move: Move, fact: Fact, drawn: bool, verdict: Verdict,
+                          combined: bool) -> None:
+        """Keep each seat's single cards played from the hand: a draw missed before one
+        would make it the card drawn (``_play_went_on``). A card played just after a draw
+        was drawn, and a card that began a two-card turn cannot have been (a card just
+        drawn builds no bridge)."""
+        mine = self.from_hand.setdefault(move.player, [])
+        if combined:  # (its first card was the last move's)
+            if mine and self.last is not None and mine[-1] is self.last[1]:
+                mine.pop()
+        elif move.action == "play" and len(move.cards) == 1 and not drawn \
+                and verdict is not Verdict.ILLEGAL:
+            mine.append(fact)
+
+    def _play_went_on(self, f: Fact, target: str) -> None:
+        """Ruling *play-went-on*: "A player wins by getting rid of all cards in their hand",
+        and the game ends there. A card laid on the ring after a player's last card by the
+        count says the count was wrong: the camera missed a draw of theirs. The referee puts
+        the draw back before that player's last card played from the hand (which becomes
+        the card drawn and played at once), asks the players, and judges again
+        (``put_back_missed_draw``). Where the missed draw was makes no difference to what
+        the table shows since, only to the counts of the hands in between.
+
+        On a brisk, hard film with the Mughal deck, Player 2 (beside the stock) drew and
+        laid the card drawn in one reach: the draw was missed, Player 2 was declared the
+        winner after 54 of the game's 58 moves with a card in hand, and the last cards
+        were refused ("The game is over")."""
+        s = self.ref.engine.state
+        winners = getattr(s, "winners", ())
+        if target not in "123456" or len(winners) != 1 or s.counts[winners[0]] \
+                or winners[0] in self.went_out or not self.from_hand.get(winners[0]):
+            return
+        if self.d.went_on is None:
+            self.d.went_on = (winners[0], self.from_hand[winners[0]][-1])
+
+    def _went_on(self, seat: int, f: Fact) -> None:
+        """The draw ``put_back_missed_draw`` put back for ``seat``, unless the players say
+        that seat did go out."""
+        choices = (f"{seat_name(seat)} drew a card the camera missed; play goes on",
+                   f"{seat_name(seat)} went out: the game is over")
+        if self._ask(f.serial, f, f"A card was laid after {seat_name(seat)}'s last card by "
+                     f"the count: did {seat_name(seat)} draw a card unseen?", choices, 0):
+            self.went_out.add(seat)
+            return
+        self.d.outputs.append(RefereeOutput(
+            "draw", f"{seat_name(seat)} must have drawn from the stock (not seen: play went on "
+            "after their last card by the count)", f.frame, f.timestamp))
+        self._emit_ruling(Move(seat, "draw"), f, assumed=f.serial not in self.ref._answers)
+        self.last_draw = (seat, f)
+        self.drawn_played = False
+
+
+def put_back_missed_draw(ref: Referee) -> bool:
+    """Put the missed draw ruling *play-went-on* found back among the facts, to be judged
+    again; whether there was one."""
+    if ref._derived.went_on is None:
+        return False
+    seat, play = ref._derived.went_on
+    ref._facts.insert(ref._facts.index(play), Fact(
+        "draw", play.when, play.timestamp, seat=seat, source="went-on", serial=ref._serial))
+    ref._serial += 1
+    return True

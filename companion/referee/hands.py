@@ -15,6 +15,13 @@ from companion.vision.motion import MotionMap
 
 # A reach seen once, then not for more frames than this, was a resting hand's flicker
 FLICKER_GAP = 2
+# A short reach (less than ``retreat_mm`` in) draws over the stock for at least two frames
+# of these around its deepest point there: one seen over it once as it went had laid a card
+# (``ArmWatcher._turned``)
+DWELL_FRAMES = 8
+# A seat's draws seen this close are one: its next comes a round of turns later (a brisk
+# three-player round took 33 frames)
+ONE_DRAW = 15
 # Each frame between a hand's sighting and a card's first sighting counts as this much
 # farther from the card (see ArmWatcher.who_reached)
 FRAME_MM = 1.0
@@ -52,6 +59,7 @@ class ArmWatcher:
         self.gap, self.retreat_mm = gap_frames, retreat_mm
         self.active: dict[int, Reach] = {}
         self.done: list[Reach] = []
+        self._drew: dict[int, int] = {}  # seat -> the frame of its last draw seen
         self._kernel = None
         self._edge: np.ndarray | None = None  # the border band, made once per view size
 
@@ -68,9 +76,39 @@ class ArmWatcher:
         if depth < 0 or r.retreating or self.stock is None \
                 or depth - min(r.depths) < self.came_in_mm:
             return []
-        if float(np.hypot(x - self.stock[0], y - self.stock[1])) <= self.stock_radius:
-            return [(r.seat, f, t)]
-        return []
+        if not self._over_stock(x, y):
+            return []
+        # (a short reach draws only over the stock for a moment: ``_turn_mm``)
+        return [(r.seat, f, t)] if depth - min(r.depths) >= self.retreat_mm \
+            or self._dwelt(r) else []
+
+    def _dwelt(self, r: Reach) -> bool:
+        """Whether the hand was seen over the stock twice around its deepest point."""
+        f = r.deepest[1]
+        return sum(abs(tf - f) <= DWELL_FRAMES and self._over_stock(x, y)
+                   for tf, _, x, y in r.tips) >= 2
+
+    def _turn_mm(self, r: Reach) -> float:
+        """How far back out a hand goes from its deepest point to have turned back: over the
+        stock, seen there twice, as far as a hand comes in to it (``came_in_mm``), elsewhere
+        ``retreat_mm`` (a hand's tip can jump as far to another point of the arm).
+
+        Ruling *a-short-reach-to-the-stock*: the seat beside the stock reaches 100 mm in to
+        draw and as little back, then on to the ring to lay the card drawn. On two brisk,
+        hard films Player 2's hand came 74 mm in to the stock and went 72 mm back, never
+        the 80 mm of a turn, so the reach went on to the ring and the draw was missed;
+        the count of Player 2's hand ran a card short, and Player 2 was declared the winner
+        with a card in hand. Coming in again to the stock after a turn back is as short
+        (``_in_again_mm``)."""
+        _, _, _, x, y = r.deepest
+        return self.came_in_mm if self._over_stock(x, y) and self._dwelt(r) else self.retreat_mm
+
+    def _in_again_mm(self, r: Reach) -> float:
+        """How far in again a hand turned back comes to reach in anew: to the stock, seen
+        over it in this frame and the last, as far as a hand comes in to it; elsewhere
+        ``retreat_mm`` (see ``_turn_mm``)."""
+        over = [self._over_stock(x, y) for _, _, x, y in r.tips[-2:]]
+        return self.came_in_mm if len(over) == 2 and all(over) else self.retreat_mm
 
     def _over_stock(self, x: float, y: float) -> bool:
         """Whether a hand at (x, y) mm is over the stock (within ``stock_mm_radius``).
@@ -162,12 +200,12 @@ class ArmWatcher:
             if r.retreating:  # on the way out; reaching in again starts a new reach
                 if depth < r.deepest[0]:
                     r.deepest = (depth, frame, ts, x, y)
-                elif depth > r.deepest[0] + self.retreat_mm:
+                elif depth > r.deepest[0] + self._in_again_mm(r):
                     r.retreating = False
                     r.deepest = (depth, frame, ts, x, y)
             elif depth > r.deepest[0]:
                 r.deepest = (depth, frame, ts, x, y)
-            elif depth < r.deepest[0] - self.retreat_mm:  # the hand turned back
+            elif depth < r.deepest[0] - self._turn_mm(r):  # the hand turned back
                 draws += self._turned(r)
                 r.retreating = True
                 r.deepest = (depth, frame, ts, x, y)
@@ -177,7 +215,18 @@ class ArmWatcher:
                 self.done.append(self.active.pop(seat))
                 draws += self._turned(r)
         self.done = [r for r in self.done if frame - r.last_frame < 150]
-        return draws
+        return self._once_a_visit(draws)
+
+    def _once_a_visit(self, draws: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+        """Drop a seat's draw seen within ``ONE_DRAW`` frames of its last: the hand's tip
+        jumping to another point of the arm for a frame at the stock looked like two turns
+        (a film's Player 1 "drew" twice, 3 frames apart)."""
+        kept = []
+        for seat, f, t in draws:
+            if f - self._drew.get(seat, -ONE_DRAW - 1) > ONE_DRAW:
+                kept.append((seat, f, t))
+                self._drew[seat] = f
+        return kept
 
     def who_reached(self, zone_mm: tuple[float, float], frame: int, window: int = 90,
                     seen_at: int | None = None, over_mm: float | None = None) -> int | None:

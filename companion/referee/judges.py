@@ -38,12 +38,16 @@ class KendraKariJudge(DrawInference):
         self.drawn_played = False  # the last move played a card just drawn
         # a hand seen drawing out of turn since the last move (``_take_held_draw``)
         self.held_draw: tuple[int, Fact] | None = None
+        self.from_hand: dict[int, list[Fact]] = {}  # seat -> its single cards from the hand
+        self.went_out: set[int] = set()  # seats the players said went out (``_went_on``)
 
     def _emit_ruling(self, move: Move, fact: Fact, assumed: bool,
                      replaces: RefereeOutput | None = None) -> None:
         """Judge and record ``move``; ``replaces``: the ruling of its first card, whose frame
         it takes (a consumer that stored that ruling by frame replaces it)."""
+        drawn = getattr(self.ref.engine.state, "drawer", -1) == move.player
         ruling = self.ref.engine.observe(move)
+        self._played_from_hand(move, fact, drawn, ruling.verdict, replaces is not None)
         if ruling.verdict is Verdict.ILLEGAL and replaces is None:
             self.ref.engine.undo()  # (the rules refuse the card: was it misread?)
             self.ref.look_for_a_misreading(fact, [move], self.d)
@@ -77,6 +81,9 @@ class KendraKariJudge(DrawInference):
             return
         if f.kind == "draw":
             seat = s.turn if f.seat is None else f.seat
+            if f.source == "went-on":
+                self._went_on(seat, f)
+                return
             if f.source == "hand" and self.ref._stage() != "normal":
                 return  # a hand near the stock with no draw to make: passing by
             if f.source == "hand" and seat != s.turn:
@@ -89,6 +96,8 @@ class KendraKariJudge(DrawInference):
         if target is None:
             return
         stage = self.ref._stage()
+        if stage == "over":
+            self._play_went_on(f, target)
         if stage == "deal":
             if target == "7":
                 self._emit_ruling(Move(s.turn, "deal", (f.card,), "7"), f, False)

@@ -116,6 +116,9 @@ class Derivation:
     outputs: list[RefereeOutput] = field(default_factory=list)
     questions: dict[int, tuple[str, ...]] = field(default_factory=dict)
     reread: Any = None  # a sighting the judging found misread (``misread.Reread``)
+    # a seat the count said went out, though a card was laid after, and its last card
+    # played from the hand (``draws.DrawInference._play_went_on``)
+    went_on: tuple[int, Fact] | None = None
 
 
 def card_words(card_id: str) -> str:
