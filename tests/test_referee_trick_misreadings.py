@@ -5,6 +5,7 @@ lies exposed before another seat is doubted."""
 
 from __future__ import annotations
 
+import pytest
 from referee_show import TableShow
 
 from companion.cards import Card, deck_cards
@@ -137,3 +138,34 @@ def test_a_card_read_on_a_spot_while_it_lies_exposed_before_another_seat_is_doub
     assert show.ref.waiting_for == zone
     show.ref.confirm(follow.cards[0].id, zone, show.frame, show.t)
     assert [o.move for o in show.rulings()] == moves[:at + 2]
+
+
+@pytest.mark.parametrize("seed", [0, 2, 8])
+def test_a_double_whose_called_card_lies_hidden_under_its_card_is_asked_about(seed):
+    """Ruling *a-double-under-its-card*: the last follower doubled a Deni, the called card
+    laid first and covered by the card that doubles it: the camera saw only that card, the
+    trick closed on it, and the extra cards the double calls for were refused as leads out
+    of turn. The first of them puts the hidden called card among the facts and asks; the
+    tricks are followed. Answered "No", the refusals stand."""
+    rec = table_view(simulate("ganjifa", 4, {}, seed))
+    eng = TableReferee(4)
+    for i, move in enumerate(rec.moves):
+        if move.action == "double" and eng.picture.table.queue == (move.player,):
+            break
+        eng.observe(move)
+    moves = list(rec.moves[:i + 5])
+    assert not any(m.action in ("pass", "show") for m in moves)
+    show = TableShow(Referee("ganjifa", 4))
+    for k, move in enumerate(moves):
+        if k == i:  # the called card lies under the card that doubles it
+            show._tick(move.player)
+            show.lay(move.cards[1], f"play{move.player}")
+        else:
+            show.ganjifa(move, deni_high_first=True)
+    assert [o.move for o in show.rulings()] == moves
+    asked = [o for o in show.ref.outputs if o.kind == "question"]
+    assert [o.text for o in asked] == [
+        (f"Did Player {moves[i].player + 1} lay the {moves[i].cards[0].name} under the "
+         "card seen (a double)? The next card says the trick went on.")]
+    show.ref.answer(asked[0].question_id, 1)
+    assert [o.ruling.verdict for o in show.rulings()][i + 1:i + 4] == [Verdict.ILLEGAL] * 3

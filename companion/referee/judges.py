@@ -26,6 +26,19 @@ if TYPE_CHECKING:
 TOGETHER = 15
 
 
+def ask(ref: Referee, d: Derivation, index: int, fact: Fact, text: str,
+        choices: tuple[str, ...], likely: int) -> int:
+    """Ask question ``index`` (a fact's serial); the choice used is the answer if given,
+    else the likely one (offered first)."""
+    ordered = (choices[likely],) + tuple(c for k, c in enumerate(choices) if k != likely)
+    if index not in d.questions:
+        d.outputs.append(RefereeOutput("question", text, fact.frame, fact.timestamp,
+                                       choices=ordered, question_id=index))
+    d.questions[index] = ordered
+    picked = ref._answers.get(index, 0)
+    return choices.index(ordered[picked])
+
+
 class KendraKariJudge(DrawInference):
     """The shared ring: turn order, draws, and the two-card turns that need a question."""
 
@@ -59,14 +72,7 @@ class KendraKariJudge(DrawInference):
 
     def _ask(self, index: int, fact: Fact, text: str, choices: tuple[str, ...],
              likely: int) -> int:
-        """Ask; the choice used is the answer if given, else the likely one."""
-        ordered = (choices[likely],) + tuple(c for k, c in enumerate(choices) if k != likely)
-        if index not in self.d.questions:
-            self.d.outputs.append(RefereeOutput("question", text, fact.frame, fact.timestamp,
-                                                choices=ordered, question_id=index))
-        self.d.questions[index] = ordered
-        picked = self.ref._answers.get(index, 0)
-        return choices.index(ordered[picked])
+        return ask(self.ref, self.d, index, fact, text, choices, likely)
 
     def facts(self, facts: list[Fact]) -> None:
         for f in facts:
@@ -259,6 +265,11 @@ class PerSeatJudge:
         if zone.seat is None or f.kind != "laid":
             return
         seat = zone.seat
+        if f.source == "under" and ask(
+                self.ref, self.d, f.serial, f, f"Did {seat_name(seat)} lay the {f.card.name} "
+                "under the card seen (a double)? The next card says the trick went on.",
+                (f"Yes: the {f.card.name} lies under it", "No"), 0):
+            return  # (``misread.Misreadings._hidden_double``)
         if seat >= self.ref.players or self._shown_card(f, seat):
             return
         eng = self.ref.engine

@@ -104,6 +104,7 @@ class Misreadings:
         if d.reread is None:
             rulings = [o.ruling for o in d.outputs if o.kind == "ruling" and o.ruling]
             d.reread = (self._reread_for_refused(f, moves, rulings)
+                        or self._hidden_double(f, moves, rulings)
                         or self._another_reading(f, moves))
 
     def _another_reading(self, f: Fact, moves: list[Move]) -> Reread | None:
@@ -168,8 +169,8 @@ class Misreadings:
                     sighting = self._sighting(card, r.move.player)
                     if sighting is None:
                         continue
-                    fits = tuple(c for c in deck if c not in r.move.cards and _lets_stand(
-                        eng, trick, i, _with_card(r.move, j, c), candidates))
+                    fits = tuple(c for c in deck if c not in r.move.cards and _stands_after(
+                        eng, trick, i, _with_card(r.move, j, c), candidates, closed=True))
                     if fits:
                         found.append((sighting, fits))
                 eng.observe(r.move)
@@ -190,10 +191,48 @@ class Misreadings:
         fits = tuple(sorted(fits, key=lambda c: (c.rank != read.rank, c.suit != read.suit)))
         return Reread(sighting.serial, f.serial, fits, text)
 
-    def _sighting(self, card: Card, seat: int) -> Fact | None:
+    def _hidden_double(self, f: Fact, candidates: list[Move], rulings: list[Ruling]
+                       ) -> Reread | None:
+        """Ruling *a-double-under-its-card*: "If the player with the called-for card also
+        happens to have the card in the same suit that is one rank lower than the leading
+        player's revealed high card, they may play that card as well, and each other
+        player must then play an extra card." When a card is refused because the trick
+        just closed, and a seat's one card of that trick was the card that doubles the
+        Deni, the called-for card may lie under it, unseen: if that double lets the
+        refused card stand, the hidden card is put among the facts and the players asked.
+
+        On a hard three-player Dashavatara film with the PySolFC deck, Player 1 laid the
+        Balarama vizier and the 9 on it, 2 mm apart, under a hand: the vizier was never
+        seen, the trick closed on the 9, and the two extra cards it called for were
+        refused as leads out of turn."""
+        table = pictured_table(self.engine)
+        if f.serial in self._reread_for or getattr(table, "trick", None) != ():
+            return None
+        k = _closed_trick(self.engine, [r.move for r in rulings])
+        trick = tuple(rulings[-k:]) if k else ()
+        eng = self.engine
+        for _ in trick:
+            eng.undo()
+        found = None
+        for i, r in enumerate(trick):  # (each move observed again: the engine as it was)
+            deni = getattr(pictured_table(eng), "deni", None)
+            m = r.move
+            if found is None and deni is not None and deni.doubled_by is None \
+                    and m.action == "follow" and m.cards == (deni.double_card,) \
+                    and not self._elsewhere(deni.called, "") \
+                    and _stands_after(eng, trick, i, Move(m.player, "double", (
+                        deni.called, m.cards[0])), candidates):
+                found = (self._sighting(m.cards[0], m.player, camera=False), deni.called)
+            eng.observe(m)
+        if found is None or found[0] is None:
+            return None
+        return Reread(found[0].serial, f.serial, (found[1],), "", "double")
+
+    def _sighting(self, card: Card, seat: int, camera: bool = True) -> Fact | None:
         """The camera's sighting of ``card`` on ``seat``'s spots, unless a person named it
-        or it was asked about again already."""
-        return next((f for f in self._facts if f.card == card and self._camera_read(f)
+        or it was asked about again already (``camera`` False: any card laid there)."""
+        return next((f for f in self._facts if f.card == card and f.kind == "laid"
+                     and (self._camera_read(f) or not camera)
                      and self.layout.zone(f.zone).seat == seat), None)
 
     def _camera_read(self, f: Fact) -> bool:
@@ -203,11 +242,20 @@ class Misreadings:
             and f.serial not in self._reread
 
     def _ask_reread(self) -> list[RefereeOutput]:
-        """Reopen the sighting the last judging found misread, and ask about it."""
+        """Reopen the sighting the last judging found misread, and ask about it (or put
+        the card found hidden under it among the facts: the judge asks)."""
         r = self._derived.reread
         if r is None:
             return []
         self._reread_for.add(r.refused)
+        if r.kind == "double":
+            i = next(k for k, f in enumerate(self._facts) if f.serial == r.serial)
+            seen = self._facts[i]
+            self._facts.insert(i, replace(seen, card=r.cards[0], source="under", readings=(),
+                                          track=-1, serial=self._serial))
+            self._serial += 1
+            self._rederive()
+            return []
         self._reread.add(r.serial)
         i = next(k for k, f in enumerate(self._facts) if f.serial == r.serial)
         f = self._facts[i]
@@ -250,19 +298,18 @@ def _closed_trick(eng, moves: list[Move]) -> int:
     return k if closed else 0
 
 
-def _lets_stand(eng, trick: tuple[Ruling, ...], i: int, move: Move,
-                candidates: list[Move]) -> bool:
+def _stands_after(eng, trick: tuple[Ruling, ...], i: int, move: Move,
+                  candidates: list[Move], closed: bool = False) -> bool:
     """Whether the trick, from its ``i``-th move (the engine stands before it) read with
-    ``move`` there, is accepted, closes with the refused card's seat to lead, and then
-    lets one of ``candidates`` stand. The engine is left as it was."""
+    ``move`` there, is accepted (``closed``: and closes with the refused card's seat to
+    lead), and then lets one of ``candidates`` stand. The engine is left as it was."""
     done = 0
     try:
         for k, r in enumerate(trick[i:]):
-            got = eng.observe(r.move if k else move)
             done += 1
-            if got.verdict is Verdict.ILLEGAL:
+            if eng.observe(r.move if k else move).verdict is Verdict.ILLEGAL:
                 return False
-        if getattr(pictured_table(eng), "current", None) != candidates[0].player:
+        if closed and getattr(pictured_table(eng), "current", None) != candidates[0].player:
             return False
         return any(_accepted(eng, c) for c in candidates)
     finally:
