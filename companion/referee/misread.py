@@ -99,12 +99,14 @@ class Misreadings:
     def look_for_a_misreading(self, f: Fact, moves: list[Move], d: Derivation) -> None:
         """``d.reread``, unless set already in this judging: the sighting to ask about again,
         given that the rules refused each of ``moves`` (the moves ``f``'s card could make;
-        the engine stands before them, and is left so). A card of the trick just closed
-        (*the-lead-tells-the-trick*), else ``f``'s own (*the-rules-doubt-a-reading*)."""
+        the engine stands before them, and is left so). A called card hidden under the
+        card that doubles it (*a-double-under-its-card*), else a card of the trick just
+        closed (*the-lead-tells-the-trick*), else ``f``'s own (*the-rules-doubt-a-reading*)."""
         if d.reread is None:
             rulings = [o.ruling for o in d.outputs if o.kind == "ruling" and o.ruling]
-            d.reread = (self._reread_for_refused(f, moves, rulings)
-                        or self._hidden_double(f, moves, rulings)
+            # (a hidden double first: the card seen is the very card that doubles)
+            d.reread = (self._hidden_double(f, moves, rulings)
+                        or self._reread_for_refused(f, moves, rulings)
                         or self._another_reading(f, moves))
 
     def _another_reading(self, f: Fact, moves: list[Move]) -> Reread | None:
