@@ -166,3 +166,16 @@ def before_a_play(seed: int) -> tuple[TableShow, Move]:
     for move in moves[:k]:
         show.kendra_kari(move, hands=True)
     return show, moves[k]
+
+
+def double_by_the_last_follower(seed: int) -> tuple[list[Move], int]:
+    """A four-player Ganjifa game's moves and the index of its first double made by the
+    last of the trick's followers."""
+    from companion.games.ganjifa_referee import TableReferee
+    rec = table_view(simulate("ganjifa", 4, {}, seed))
+    eng = TableReferee(4)
+    for i, move in enumerate(rec.moves):
+        if move.action == "double" and eng.picture.table.queue == (move.player,):
+            return list(rec.moves), i
+        eng.observe(move)
+    raise AssertionError("no such double in this game")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from referee_show import KK, TableShow
+from referee_show import KK, TableShow, double_by_the_last_follower
 
 from companion.cards import Card
 from companion.games.base import Move, Ruling, Verdict, seat_name
@@ -208,14 +208,8 @@ def test_a_double_by_the_last_follower_is_one_move_not_its_next_lead(seed):
     """Ruling *double-before-lead*: the last follower's called card ends the trick and wins
     it, so the card that doubles it would also pass as the winner's next lead (about a
     third of the doubles of 60 simulated games)."""
-    from companion.games import get_game
-    rec = table_view(simulate("ganjifa", 4, {}, seed))
-    eng = get_game("ganjifa").TableReferee(4)
-    for i, move in enumerate(rec.moves):
-        if move.action == "double" and eng.picture.table.queue == (move.player,):
-            break
-        eng.observe(move)
-    moves = list(rec.moves[:i + 2])
+    moves, i = double_by_the_last_follower(seed)
+    moves = moves[:i + 2]
     assert not any(m.action in ("pass", "show") for m in moves)
     ref = Referee("ganjifa", 4)
     show = TableShow(ref)

@@ -201,14 +201,21 @@ def _drawn_then_next_plays_by_the_stock(seed: int) -> tuple[list, int] | None:
                  and moves[i + 1].target in ("5", "6")), None)
 
 
+def _shown_up_to(find) -> tuple[TableShow, list, int]:
+    """The first game of seeds 0-59 in which ``find`` finds a turn (its moves, the turn's
+    index), shown with its hands up to that turn: the show, the moves, the index."""
+    moves, i = next(filter(None, map(find, range(60))))
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for move in moves[:i]:
+        show.kendra_kari(move, hands=True)
+    return show, moves, i
+
+
 def test_a_hand_over_the_stock_lays_no_card_on_the_ring():
     """Ruling *a-hand-at-the-stock-lays-nothing*: a hand drawing at the stock, within reach
     of Position 5 or 6, did not lay the card next seen there; with no other hand seen the
     turn order says who did."""
-    moves, i = next(filter(None, map(_drawn_then_next_plays_by_the_stock, range(60))))
-    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
-    for move in moves[:i]:
-        show.kendra_kari(move, hands=True)
+    show, moves, i = _shown_up_to(_drawn_then_next_plays_by_the_stock)
     nxt = moves[i + 1]
     ring = np.array(KK.zone(f"pos{nxt.target}").center_mm)
     stock = np.array(KK.zone("stock").center_mm)
@@ -344,10 +351,7 @@ def test_a_short_reach_to_the_stock_and_on_to_the_ring_is_a_draw():
     """Ruling *a-short-reach-to-the-stock*: Player 2 sits beside the stock. Their hand
     comes 70 mm in to it, goes 65 mm back, then on to the ring to lay the card drawn: a
     draw, though the hand never went back the 80 mm of a turn elsewhere on the mat."""
-    moves, i = next(filter(None, map(_beside_the_stock_draws_and_plays, range(60))))
-    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
-    for move in moves[:i]:
-        show.kendra_kari(move, hands=True)
+    show, moves, i = _shown_up_to(_beside_the_stock_draws_and_plays)
     laid = moves[i + 1]
     ring = np.array(KK.zone(f"pos{laid.target}").center_mm)
     back = np.array([35.0, 210.0])

@@ -6,7 +6,7 @@ lies exposed before another seat is doubted."""
 from __future__ import annotations
 
 import pytest
-from referee_show import TableShow
+from referee_show import TableShow, double_by_the_last_follower
 
 from companion.cards import Card, deck_cards
 from companion.games.base import Move, Verdict
@@ -147,13 +147,8 @@ def test_a_double_whose_called_card_lies_hidden_under_its_card_is_asked_about(se
     trick closed on it, and the extra cards the double calls for were refused as leads out
     of turn. The first of them puts the hidden called card among the facts and asks; the
     tricks are followed. Answered "No", the refusals stand."""
-    rec = table_view(simulate("ganjifa", 4, {}, seed))
-    eng = TableReferee(4)
-    for i, move in enumerate(rec.moves):
-        if move.action == "double" and eng.picture.table.queue == (move.player,):
-            break
-        eng.observe(move)
-    moves = list(rec.moves[:i + 5])
+    moves, i = double_by_the_last_follower(seed)
+    moves = moves[:i + 5]
     assert not any(m.action in ("pass", "show") for m in moves)
     show = TableShow(Referee("ganjifa", 4))
     for k, move in enumerate(moves):
