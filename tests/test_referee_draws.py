@@ -377,3 +377,31 @@ def test_a_hand_tip_jumping_away_at_the_stock_for_a_frame_is_one_draw():
                  (150.0, 300.0), (100.0, 212.0), (100.0, 260.0), (100.0, 340.0),
                  (100.0, 400.0)])
     assert [seat for seat, _, _ in seen] == [0]
+
+
+@pytest.mark.parametrize("seed", [3, 10])
+def test_the_missed_draw_is_put_back_before_the_card_whose_hand_was_over_the_stock(seed):
+    """*play-went-on*, with the hands seen: Player 2's hand stopped over the stock and went
+    on to the ring with the card drawn (no turn back, so no draw seen). When play goes on
+    after Player 2's last card by the count, the draw is put back before that card, where
+    it was made, not before Player 2's last card played from the hand."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    k = next(i for i in range(1, len(moves) - 1) if moves[i].action == "draw"
+             and moves[i].player == moves[i + 1].player == 1
+             and moves[i + 1].action == "play" and moves[i + 1].target != "7")
+    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
+    for i, move in enumerate(moves):
+        if i == k:
+            show._tick(1)
+        elif i == k + 1:  # over the stock, then on to the ring
+            ring = np.array(KK.zone(f"pos{move.target}").center_mm)
+            stock = np.array(KK.zone("stock").center_mm)
+            show.arm(1, [(30.0, 210.0), (60.0, 210.0), (92.0, 210.0), (100.0, 212.0),
+                         (100.0, 208.0)]
+                     + [tuple(stock + (ring - stock) * f) for f in np.linspace(0.2, 1, 5)]
+                     + [tuple(stock + (ring - stock) * f) for f in np.linspace(0.8, -0.8, 5)])
+            show.lay(move.cards[0], f"pos{move.target}")
+        else:
+            show.kendra_kari(move, hands=True)
+    assert [r.move for r in show.ref.rulings()] == moves
+    assert [o.text for o in show.ref.outputs if o.text.startswith("A card was laid after")]

@@ -55,7 +55,7 @@ from companion.referee.elimination import (
     over_a_played_card,
     seen_there,
 )
-from companion.referee.hands import ArmWatcher
+from companion.referee.hands import ArmWatcher, rival
 from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
@@ -92,8 +92,6 @@ LAID_WITHIN = 10
 LAID_BEFORE = 20
 # A hand seen this near a card's place then may have laid it, even one not seen coming in
 LAID_OVER_MM = 40.0
-# Another hand within this much as near a card as the nearest (``_rival``)
-RIVAL_MM = 20.0
 
 
 class Referee(Answers, Unseen, Misreadings):
@@ -172,8 +170,9 @@ class Referee(Answers, Unseen, Misreadings):
         if motion is not None and self._arms is not None:
             for seat, f, t in self._arms.update(motion, frame, timestamp):
                 # (while an unnamed card holds the judging, the stage judged so far may be
-                # the deal's: the judge drops a draw the game cannot have at its time)
-                if self._stage() == "normal" or self._held_before(f):
+                # the deal's: the judge drops a draw the game cannot have at its time; once
+                # over, the end may yet move: ruling *play-went-on*)
+                if self._stage() in ("normal", "over") or self._held_before(f):
                     out += self._add(Fact("draw", f, t, seat=seat, source="hand"))
         out += self._check_sync(frame, timestamp)
         return out
@@ -312,9 +311,12 @@ class Referee(Answers, Unseen, Misreadings):
         when it lay there, and whose hand laid it, known now while the reach is fresh."""
         near = self._laying_hands(ev)
         seat, source = self._hand_at(ev, near)
+        at_stock = seat is not None and self._arms is not None and self._arms.dwelt_at_stock(
+            seat, ev.since if ev.since >= 0 else ev.last_frame)
         return self._add(Fact(kind, ev.last_frame, ev.timestamp, card, ev.zone, seat,
                               source=source, track=ev.track_id, since=ev.since,
-                              readings=ev.candidates, rival=_rival(near, seat)))
+                              readings=ev.candidates, rival=rival(near, seat),
+                              at_stock=at_stock))
 
     def _hand_at(self, ev: TrackEvent, near: list[tuple[float, int]] | None = None
                  ) -> tuple[int | None, str]:
@@ -483,18 +485,3 @@ class Referee(Answers, Unseen, Misreadings):
                     spot_problems(tops, self.rulings(), self.layout, self.is_move_zone,
                                   self._already_played))
         return self._sync.check(problems, frame, ts)
-
-
-def _rival(near: list[tuple[float, int]], seat: int | None) -> int | None:
-    """Another seat whose hand came within ``RIVAL_MM`` as near the card as ``seat``'s, the
-    nearest, when it was laid (``near``: ``Referee._laying_hands``), or None.
-
-    Ruling *a-close-hand-is-asked*: the hand is then no sure sign of who laid it. On a brisk,
-    hard five-player film with the Mughal deck, Player 4's hand, back from the stock, passed
-    11 mm from Position 6 nine frames before Player 5's card was seen there; Player 5's hand
-    was 26 mm from it two frames before (scores 20 and 28), and the card was taken for
-    Player 4's drawn card. With another such card, 2 of the film's 61 moves were lost; the
-    players, asked, put both right."""
-    if seat is None or len(near) < 2 or near[0][1] != seat or near[1][0] - near[0][0] > RIVAL_MM:
-        return None
-    return near[1][1]

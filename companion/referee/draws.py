@@ -149,10 +149,11 @@ class DrawInference:
         """Ruling *play-went-on*: "A player wins by getting rid of all cards in their hand",
         and the game ends there. A card laid on the ring after a player's last card by the
         count says the count was wrong: the camera missed a draw of theirs. The referee puts
-        the draw back before that player's last card played from the hand (which becomes
-        the card drawn and played at once), asks the players, and judges again
-        (``put_back_missed_draw``). Where the missed draw was makes no difference to what
-        the table shows since, only to the counts of the hands in between.
+        the draw back before that player's last card played from the hand whose hand was
+        seen over the stock just before (``Fact.at_stock``), else their last card played
+        from the hand (which becomes the card drawn and played at once), asks the players,
+        and judges again (``put_back_missed_draw``). Where the missed draw was makes no
+        difference to what the table shows since, only to the counts in between.
 
         On a brisk, hard film with the Mughal deck, Player 2 (beside the stock) drew and
         laid the card drawn in one reach: the draw was missed, Player 2 was declared the
@@ -163,8 +164,10 @@ class DrawInference:
         if target not in "123456" or len(winners) != 1 or s.counts[winners[0]] \
                 or winners[0] in self.went_out or not self.from_hand.get(winners[0]):
             return
-        if self.d.went_on is None:
-            self.d.went_on = (winners[0], self.from_hand[winners[0]][-1])
+        if self.d.went_on is None:  # (the card whose hand was over the stock before, if any)
+            plays = self.from_hand[winners[0]]
+            self.d.went_on = (winners[0], next((p for p in reversed(plays) if p.at_stock),
+                                               plays[-1]))
 
     def _went_on(self, seat: int, f: Fact) -> None:
         """The draw ``put_back_missed_draw`` put back for ``seat``, unless the players say

@@ -103,7 +103,8 @@ class Fact:
     serial: int = -1  # the order it was told in: questions about it are known by this
     # laid/unsure, seen by the camera: the tracker's top readings (card id, probability)
     readings: tuple[tuple[str, float], ...] = ()
-    rival: int | None = None  # "hand": another seat's hand nearly as near (``referee._rival``)
+    rival: int | None = None  # "hand": another seat's hand nearly as near (``hands.rival``)
+    at_stock: bool = False  # "hand": that hand was over the stock just before (it may have drawn)
 
     @property
     def when(self) -> int:
