@@ -164,3 +164,40 @@ def test_a_double_whose_called_card_lies_hidden_under_its_card_is_asked_about(se
          "card seen (a double)? The next card says the trick went on.")]
     show.ref.answer(asked[0].question_id, 1)
     assert [o.ruling.verdict for o in show.rulings()][i + 1:i + 4] == [Verdict.ILLEGAL] * 3
+
+
+def _double_before_another_follower(seed: int) -> tuple[list, int] | None:
+    """A three-player Ganjifa game's moves, to its first pass or show, and the index of a
+    double made with another follower still to play after it, or None."""
+    rec = table_view(simulate("ganjifa", 3, {}, seed))
+    eng = TableReferee(3)
+    for i, move in enumerate(rec.moves):
+        if move.action in ("pass", "show"):
+            return None
+        if move.action == "double" and len(eng.picture.table.queue) > 1 \
+                and rec.moves[i + 1].player != move.player:
+            return list(rec.moves[:i + 6]), i
+        eng.observe(move)
+    return None
+
+
+def test_a_doubles_second_card_seen_after_the_next_players_card_is_its_second_card():
+    """Ruling *double-after-another-card*: at a brisk pace the next player's card was seen
+    between the two cards of a double. The card that doubles the Deni, laid by the seat
+    whose called card was the last move, is that seat's second card, not a lead of the
+    trick the called card won."""
+    moves, i = next(filter(None, map(_double_before_another_follower, range(80))))
+    assert not any(m.action in ("pass", "show") for m in moves)
+    show = TableShow(Referee("ganjifa", 3), same_player_s=0.3, next_player_s=0.5)
+    for k, move in enumerate(moves):
+        if k == i + 1:
+            continue  # seen with the double, below
+        if k == i:
+            called, second = move.cards
+            show._tick(move.player)
+            show.lay(called, f"play{move.player}")
+            show.ganjifa(moves[i + 1])  # the next player's card, seen before the second
+            show.lay(second, f"play{move.player}")
+        else:
+            show.ganjifa(move, deni_high_first=True)
+    assert [o.move for o in show.rulings()] == moves
