@@ -87,3 +87,24 @@ def test_a_hand_back_from_its_own_card_did_not_lay_the_next_a_moment_later(seed)
     out = show.seen_laid(laid.cards[0], zone, start + 9)
     assert show.rulings()[-1].move == laid
     assert not [o for o in out if o.kind in ("draw", "question")]
+
+
+@pytest.mark.parametrize("seed", [3, 5, 11])
+def test_of_two_cards_seen_together_the_one_on_the_next_position_came_first(seed):
+    """Ruling *the-ring-tells-the-order*: two players laid cards one after the other, and
+    the tracker first saw the second one 2 frames before the first (a hand rested over
+    it). The card on the position the next card goes to came first; both stand."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    i = next(k for k in range(1, len(moves) - 1)
+             if all(m.action == "play" and m.target != "7" for m in moves[k:k + 2])
+             and moves[k].player != moves[k + 1].player)
+    show = TableShow(Referee("kendra-kari", 4))
+    for move in moves[:i]:
+        show.kendra_kari(move)
+    first, second = moves[i], moves[i + 1]
+    show._tick(first.player)
+    since = show.frame
+    show.frame += 5
+    show.seen_laid(second.cards[0], f"pos{second.target}", since)
+    show.seen_laid(first.cards[0], f"pos{first.target}", since + 2)
+    assert [r.move for r in show.ref.rulings()][-2:] == [first, second]
