@@ -145,7 +145,7 @@ class DrawInference:
                 and verdict is not Verdict.ILLEGAL:
             mine.append(fact)
 
-    def _play_went_on(self, f: Fact, target: str) -> None:
+    def _play_went_on(self, f: Fact) -> None:
         """Ruling *play-went-on*: "A player wins by getting rid of all cards in their hand",
         and the game ends there. A card laid on the ring after a player's last card by the
         count says the count was wrong: the camera missed a draw of theirs. The referee puts
@@ -161,7 +161,7 @@ class DrawInference:
         were refused ("The game is over")."""
         s = self.ref.engine.state
         winners = getattr(s, "winners", ())
-        if target not in "123456" or len(winners) != 1 or s.counts[winners[0]] \
+        if len(winners) != 1 or s.counts[winners[0]] \
                 or winners[0] in self.went_out or not self.from_hand.get(winners[0]):
             return
         if self.d.went_on is None:  # (the card whose hand was over the stock before, if any)

@@ -132,7 +132,7 @@ class KendraKariJudge(DrawInference):
             return
         stage = self.ref._stage()
         if stage == "over":
-            self._play_went_on(f, target)
+            self._play_went_on(f)
         if stage == "deal":
             if target == "7":
                 self._emit_ruling(Move(s.turn, "deal", (f.card,), "7"), f, False)
