@@ -405,3 +405,16 @@ def test_the_missed_draw_is_put_back_before_the_card_whose_hand_was_over_the_sto
             show.kendra_kari(move, hands=True)
     assert [r.move for r in show.ref.rulings()] == moves
     assert [o.text for o in show.ref.outputs if o.text.startswith("A card was laid after")]
+
+
+def test_a_hand_first_seen_at_the_stock_that_stays_on_it_drew():
+    """A quick hand of Player 2's (beside the stock) is first seen already 25 mm from the
+    stock, stays on it for three frames, and goes: it came in by less than a reach, but a
+    resting hand's flicker does not stay, so it drew. On a brisk, hard film with our art
+    such a draw was missed, and the count of Player 2's hand ran a card short."""
+    show = TableShow(Referee("kendra-kari", 4))
+    watcher, seen = show.ref._arms, []
+    update = watcher.update
+    watcher.update = lambda *a: seen.extend(out := update(*a)) or out
+    show.arm(1, [(75.0, 210.0), (95.0, 212.0), (100.0, 208.0), (98.0, 210.0), (70.0, 210.0)])
+    assert [seat for seat, _, _ in seen] == [1]

@@ -78,20 +78,20 @@ class ArmWatcher:
         while the 118 hands seen drawing on four filmed Kendra Kari games came in 70 mm or
         more."""
         depth, f, t, x, y = r.deepest
-        if depth < 0 or r.retreating or self.stock is None \
-                or depth - min(r.depths) < self.came_in_mm:
+        if depth < 0 or r.retreating or self.stock is None or not self._over_stock(x, y):
             return []
-        if not self._over_stock(x, y):
-            return []
+        came_in = depth - min(r.depths)
+        if came_in < self.came_in_mm and not self._dwelt(r, 3, self.stock_radius / 2):
+            return []  # (first seen there: drew only if it stayed on it, not a flicker)
         # (a short reach draws only over the stock for a moment: ``_turn_mm``)
-        return [(r.seat, f, t)] if depth - min(r.depths) >= self.retreat_mm \
-            or self._dwelt(r) else []
+        return [(r.seat, f, t)] if came_in >= self.retreat_mm or self._dwelt(r) else []
 
-    def _dwelt(self, r: Reach) -> bool:
-        """Whether the hand was seen over the stock twice around its deepest point."""
+    def _dwelt(self, r: Reach, times: int = 2, within: float | None = None) -> bool:
+        """Whether the hand was seen over the stock (``within`` mm of its centre, by default
+        its radius) ``times`` around its deepest point."""
         f = r.deepest[1]
-        return sum(abs(tf - f) <= DWELL_FRAMES and self._over_stock(x, y)
-                   for tf, _, x, y in r.tips) >= 2
+        return sum(abs(tf - f) <= DWELL_FRAMES and self._over_stock(x, y, within)
+                   for tf, _, x, y in r.tips) >= times
 
     def _turn_mm(self, r: Reach) -> float:
         """How far back out a hand goes from its deepest point to have turned back: over the
@@ -115,7 +115,7 @@ class ArmWatcher:
         over = [self._over_stock(x, y) for _, _, x, y in r.tips[-2:]]
         return self.came_in_mm if len(over) == 2 and all(over) else self.retreat_mm
 
-    def _over_stock(self, x: float, y: float) -> bool:
+    def _over_stock(self, x: float, y: float, within: float | None = None) -> bool:
         """Whether a hand at (x, y) mm is over the stock (within ``stock_mm_radius``).
 
         Such a hand is drawing: it lays no card on the ring, though Positions 5 and 6 lie
@@ -124,8 +124,8 @@ class ArmWatcher:
         from Position 5, was the only hand seen near it before Player 4's card was seen
         there 12 frames later (Player 4's hand was never seen), and the card was taken for
         Player 3's drawn card."""
-        return self.stock is not None and float(
-            np.hypot(x - self.stock[0], y - self.stock[1])) <= self.stock_radius
+        return self.stock is not None and float(np.hypot(
+            x - self.stock[0], y - self.stock[1])) <= (within or self.stock_radius)
 
     def _home(self, seat: int) -> tuple[float, float]:
         """A point far out in front of the seat, so that 'deepest' means 'reached in most'."""
