@@ -116,7 +116,8 @@ class ArmWatcher:
         return self.came_in_mm if len(over) == 2 and all(over) else self.retreat_mm
 
     def _over_stock(self, x: float, y: float, within: float | None = None) -> bool:
-        """Whether a hand at (x, y) mm is over the stock (within ``stock_mm_radius``).
+        """Whether a hand at (x, y) mm is over the stock (within ``within`` mm of its centre,
+        by default ``stock_mm_radius``).
 
         Such a hand is drawing: it lays no card on the ring, though Positions 5 and 6 lie
         115 mm from the stock, within a hand's reach of it (``reach_mm``). On a brisk, hard

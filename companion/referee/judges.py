@@ -100,7 +100,7 @@ class KendraKariJudge(DrawInference):
         hand resting over a card makes the tracker see it late: on a brisk, hard
         five-player film with the Mughal deck, Player 3's card on Position 4 was first seen
         2 frames after Player 4's on Position 5, both were refused as on the wrong position,
-        and 3 of 28 moves were lost."""
+        and 2 of 28 moves were lost (3 refused)."""
         if a.kind != "laid" or b.kind != "laid" or b.when - a.when > TOGETHER:
             return False
         nxt = getattr(self.ref.engine, "next_position", lambda: None)()
