@@ -365,14 +365,20 @@ def test_a_short_reach_to_the_stock_and_on_to_the_ring_is_a_draw():
     assert [r.move for r in show.ref.rulings()][-2:] == moves[i:i + 2]
 
 
+def _draws_seen(show: TableShow) -> list[tuple[int, int, float]]:
+    """The list the show's hand watcher adds each draw it sees to, as (seat, frame, t)."""
+    watcher, seen = show.ref._arms, []
+    update = watcher.update
+    watcher.update = lambda *a: seen.extend(out := update(*a)) or out
+    return seen
+
+
 def test_a_hand_tip_jumping_away_at_the_stock_for_a_frame_is_one_draw():
     """A hand drawing at the stock whose tip jumps 90 mm to another point of the arm for a
     frame looks like two turns back at the stock; it is one draw (``hands.ONE_DRAW``). On a
     hard film Player 1's draw was reported twice, 3 frames apart."""
     show = TableShow(Referee("kendra-kari", 4))
-    watcher, seen = show.ref._arms, []
-    update = watcher.update
-    watcher.update = lambda *a: seen.extend(out := update(*a)) or out
+    seen = _draws_seen(show)
     show.arm(0, [(100.0, 380.0), (100.0, 320.0), (100.0, 260.0), (100.0, 215.0),
                  (150.0, 300.0), (100.0, 212.0), (100.0, 260.0), (100.0, 340.0),
                  (100.0, 400.0)])
@@ -413,8 +419,6 @@ def test_a_hand_first_seen_at_the_stock_that_stays_on_it_drew():
     resting hand's flicker does not stay, so it drew. On a brisk, hard film with our art
     such a draw was missed, and the count of Player 2's hand ran a card short."""
     show = TableShow(Referee("kendra-kari", 4))
-    watcher, seen = show.ref._arms, []
-    update = watcher.update
-    watcher.update = lambda *a: seen.extend(out := update(*a)) or out
+    seen = _draws_seen(show)
     show.arm(1, [(75.0, 210.0), (95.0, 212.0), (100.0, 208.0), (98.0, 210.0), (70.0, 210.0)])
     assert [seat for seat, _, _ in seen] == [1]

@@ -89,9 +89,12 @@ class ArmWatcher:
     def _dwelt(self, r: Reach, times: int = 2, within: float | None = None) -> bool:
         """Whether the hand was seen over the stock (``within`` mm of its centre, by default
         its radius) ``times`` around its deepest point."""
-        f = r.deepest[1]
-        return sum(abs(tf - f) <= DWELL_FRAMES and self._over_stock(x, y, within)
-                   for tf, _, x, y in r.tips) >= times
+        f, seen = r.deepest[1], 0
+        for tf, _, x, y in reversed(r.tips):  # (in frame order: only the last few count)
+            if tf < f - DWELL_FRAMES:
+                break
+            seen += tf <= f + DWELL_FRAMES and self._over_stock(x, y, within)
+        return seen >= times
 
     def _turn_mm(self, r: Reach) -> float:
         """How far back out a hand goes from its deepest point to have turned back: over the

@@ -26,6 +26,8 @@ A mixin of :class:`companion.referee.Referee`, whose facts, table and engine it 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -162,24 +164,15 @@ class Misreadings:
         eng = self.engine
         deck = deck_cards(self.module.DECK)
         found: list[tuple[Fact, tuple[Card, ...]]] = []
-        for _ in trick:
-            eng.undo()
-        observed = 0
-        try:
-            for i, r in enumerate(trick):
-                for j, card in enumerate(r.move.cards):
-                    sighting = self._sighting(card, r.move.player)
-                    if sighting is None:
-                        continue
-                    fits = tuple(c for c in deck if c not in r.move.cards and _stands_after(
-                        eng, trick, i, _with_card(r.move, j, c), candidates, closed=True))
-                    if fits:
-                        found.append((sighting, fits))
-                eng.observe(r.move)
-                observed += 1
-        finally:  # (the engine as the trick left it)
-            for r in trick[observed:]:
-                eng.observe(r.move)
+        for i, r in _trick_replayed(eng, trick):
+            for j, card in enumerate(r.move.cards):
+                sighting = self._sighting(card, r.move.player)
+                if sighting is None:
+                    continue
+                fits = tuple(c for c in deck if c not in r.move.cards and _stands_after(
+                    eng, trick, i, _with_card(r.move, j, c), candidates, closed=True))
+                if fits:
+                    found.append((sighting, fits))
         if not found:
             return None
         own = [x for x in found if self.layout.zone(x[0].zone).seat == seat]
@@ -213,22 +206,19 @@ class Misreadings:
         k = _closed_trick(self.engine, [r.move for r in rulings])
         trick = tuple(rulings[-k:]) if k else ()
         eng = self.engine
-        for _ in trick:
-            eng.undo()
-        found = None
-        for i, r in enumerate(trick):  # (each move observed again: the engine as it was)
-            deni = getattr(pictured_table(eng), "deni", None)
-            m = r.move
-            if found is None and deni is not None and deni.doubled_by is None \
-                    and m.action == "follow" and m.cards == (deni.double_card,) \
-                    and not self._elsewhere(deni.called, "") \
-                    and _stands_after(eng, trick, i, Move(m.player, "double", (
-                        deni.called, m.cards[0])), candidates):
-                found = (self._sighting(m.cards[0], m.player, camera=False), deni.called)
-            eng.observe(m)
-        if found is None or found[0] is None:
-            return None
-        return Reread(found[0].serial, f.serial, (found[1],), "", "double")
+        with closing(_trick_replayed(eng, trick)) as moves:
+            for i, r in moves:
+                deni = getattr(pictured_table(eng), "deni", None)
+                m = r.move
+                if deni is not None and deni.doubled_by is None \
+                        and m.action == "follow" and m.cards == (deni.double_card,) \
+                        and not self._elsewhere(deni.called, "") \
+                        and _stands_after(eng, trick, i, Move(m.player, "double", (
+                            deni.called, m.cards[0])), candidates):
+                    seen = self._sighting(m.cards[0], m.player, camera=False)
+                    return Reread(seen.serial, f.serial, (deni.called,), "", "double") \
+                        if seen else None
+        return None
 
     def _sighting(self, card: Card, seat: int, camera: bool = True) -> Fact | None:
         """The camera's sighting of ``card`` on ``seat``'s spots, unless a person named it
@@ -250,17 +240,15 @@ class Misreadings:
         if r is None:
             return []
         self._reread_for.add(r.refused)
+        i = next(k for k, f in enumerate(self._facts) if f.serial == r.serial)
+        f = self._facts[i]
         if r.kind == "double":
-            i = next(k for k, f in enumerate(self._facts) if f.serial == r.serial)
-            seen = self._facts[i]
-            self._facts.insert(i, replace(seen, card=r.cards[0], source="under", readings=(),
+            self._facts.insert(i, replace(f, card=r.cards[0], source="under", readings=(),
                                           track=-1, serial=self._serial))
             self._serial += 1
             self._rederive()
             return []
         self._reread.add(r.serial)
-        i = next(k for k, f in enumerate(self._facts) if f.serial == r.serial)
-        f = self._facts[i]
         self._facts[i] = replace(f, kind="unsure", card=None)
         stack = self._table.get(f.zone, [])
         if f.card in stack:
@@ -280,6 +268,22 @@ class Misreadings:
 
 def _with_card(move: Move, j: int, card: Card) -> Move:
     return replace(move, cards=move.cards[:j] + (card,) + move.cards[j + 1:])
+
+
+def _trick_replayed(eng, trick: tuple[Ruling, ...]) -> Iterator[tuple[int, Ruling]]:
+    """Each move of ``trick`` (observed last) with its index, the engine standing before
+    it; once done or closed, the engine as the trick left it."""
+    for _ in trick:
+        eng.undo()
+    observed = 0
+    try:
+        for i, r in enumerate(trick):
+            yield i, r
+            eng.observe(r.move)
+            observed += 1
+    finally:
+        for r in trick[observed:]:
+            eng.observe(r.move)
 
 
 def _closed_trick(eng, moves: list[Move]) -> int:
