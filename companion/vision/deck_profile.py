@@ -22,6 +22,9 @@ from companion.vision import cues
 from companion.vision.match import (
     Region,
     align_candidates,
+    align_colour,
+    channel_correlations,
+    channel_ranks,
     figure_match,
     grey,
     polar_similarity_to,
@@ -45,6 +48,8 @@ class Weights:
     heads: float = 0.5  # x log p(suit) p(rank) from the model
     pips: float = 0.6  # penalty per emblem of difference (number cards)
     colour: float = 8.0  # x Hellinger distance to the suit's colour signature
+    # x a court's colour match less the best of its rank's (DeckProfile._court_grounds)
+    ground: float = 40.0
     fine: float = 30.0  # x aligned correlation where the suit's cards differ (top suits)
     fine_suits: int = 2  # how many of the best-scoring suits get the fine comparison
     # ... of which a suit whose best card scores this far below the best card is left out
@@ -111,6 +116,10 @@ class DeckProfile:
     # "add these cards": ``companion.web.draft.added_to``).
     pictures: np.ndarray | None = field(default=None, repr=False)
     back_picture: np.ndarray | None = field(default=None, repr=False)
+    # (C, 96, 96, 3) BGR uint8: the court cards' crops in ``card_ids`` order, each turned
+    # onto the first court of its rank (DeckProfile._court_grounds); None in a profile
+    # saved before they were kept.
+    court_pictures: np.ndarray | None = field(default=None, repr=False)
 
     def looks_like_back(self, heads: HeadOutputs) -> np.ndarray:
         """(N,) bool: crops nearer the enrolled back than every enrolled face. The model
@@ -147,6 +156,8 @@ class DeckProfile:
         s -= w.pips * np.where(self._is_number[None, :], np.minimum(diff, 4), 0)
         sigs = np.stack([cues.colour_signature(c) for c in crops])
         s -= w.colour * cues.signature_distance(sigs[:, None, :], self._suit_sigs[None, :, :])
+        if w.ground and self.court_pictures is not None:
+            s += self._court_grounds(crops, s)
         for numbers in self._number_cards:  # see Weights.within
             top = s[:, numbers].max(axis=1, keepdims=True)
             s[:, numbers] = top + w.within * (s[:, numbers] - top)
@@ -228,6 +239,50 @@ class DeckProfile:
             elif out[i] < w.detail_bar and probs[i, j] >= w.court_sure:
                 out[i] = max(out[i], figure)
         return out
+
+    def _court_grounds(self, crops: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+        """(N, M) added to the scores: for a crop whose best card is a court, ``ground`` x
+        how well each court matches it colour by colour (:func:`match.channel_correlations`)
+        less the best court of its rank, the rank's courts then raised together so that its
+        best score stays what it was; 0 for number cards, for the ranks with no court near
+        the crop's best score (``fine_margin``), and for every card of a crop best read as a
+        number card.
+
+        A deck may draw one court figure on every suit's ground: the PySolFC Mughal Surya
+        and Chandra viziers differ only in a grey-green ground and a grey one, the
+        Dashavatara Varaha and Parashurama rajas in a yellow and an orange one. The colour
+        signature compares colours as the camera saw them, and a light or a white balance
+        moves a ground across that line (the Surya vizier read as Chandra's at 0.93 and
+        0.98 on two Kendra Kari films). Held against the figure's own colours, which the
+        same light moves alike, the ground tells its suit: on the benchmark's court crops
+        the best colour match was the right court for 89 of 96 Mughal and 112 of 120
+        Dashavatara, the colour signature for 57 and 74. Every rank in contention is
+        compared, each against its own best: the rank of the best card alone, compared,
+        lost to a court of the other rank that was not (a Dashavatara vizier read as a
+        raja on three films). The ground only orders the courts of a rank: the courts
+        merely lowered, a number card that a crop was not took their share (a PySolFC
+        Barat 6 in a hand, its best a court at 0.45, read as the Barat 2 at 0.93), and a
+        crop read best as a number card is left to the number cards' evidence."""
+        out = np.zeros(coarse.shape, np.float32)
+        near = coarse >= coarse.max(axis=1, keepdims=True) - self.weights.fine_margin
+        for i in np.flatnonzero(~self._is_number[np.argmax(coarse, axis=1)]):
+            for members, first, ranked in self._court_ranks:
+                if near[i, members].any():
+                    r = channel_correlations(align_colour(crops[i], first), ranked)
+                    add = self.weights.ground * (r - r.max())
+                    before = coarse[i, members]
+                    out[i, members] = add + before.max() - (before + add).max()
+        return out
+
+    @cached_property
+    def _court_ranks(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per court rank with courts in two suits or more: their indices, the first's grey
+        (crops are turned onto it) and their :func:`match.channel_ranks`."""
+        courts = np.flatnonzero(~self._is_number)
+        ranks = np.array([self.card_ids[j].rpartition("-")[2] for j in courts])
+        groups = [ranks == rank for rank in dict.fromkeys(ranks.tolist())]
+        return [(courts[g], grey(self.court_pictures[g][0]), channel_ranks(self.court_pictures[g]))
+                for g in groups if g.sum() >= 2]
 
     def _turned_matches(self, query: np.ndarray, ref: int, region: Region) -> np.ndarray:
         """The detail match of each card of a suit, at the best of the crop's candidate turns.

@@ -28,6 +28,7 @@ from companion.vision.crops import CROP_PX, GENTLE, place_card
 from companion.vision.deck_profile import DeckProfile
 from companion.vision.match import (
     align,
+    align_colour,
     disc_correlation,
     grey,
     polar_templates,
@@ -239,7 +240,30 @@ def enroll_images(images: dict[str, np.ndarray], name: str, classifier: CardClas
                        grey=turned, suit_weights=suit_weights, model_agreement=agreement,
                        back_embeddings=back_emb, model=classifier.fingerprint, from_camera=cut,
                        pictures=crops if cut else None,
-                       back_picture=card_crop(back, cut) if cut and back is not None else None)
+                       back_picture=card_crop(back, cut) if cut and back is not None else None,
+                       court_pictures=_courts_turned(ids, crops))
+
+
+def _courts_turned(ids: tuple[str, ...], crops: np.ndarray) -> np.ndarray:
+    """The court cards' crops in ``ids`` order, each turned onto the first court of its
+    rank, so that one alignment of a camera crop compares it with all of them
+    (DeckProfile._court_grounds). A crop that matches the first as it lies stays as it
+    lies: a figure on a ground as pale as its lightest colours (the PySolFC Balarama raja)
+    has little grey contrast to align by, and pictures of a deck line up already."""
+    courts = [j for j, cid in enumerate(ids) if Card.parse(cid).rank.is_face]
+    first: dict[str, np.ndarray] = {}
+    out = []
+    for j in courts:
+        rank = ids[j].rpartition("-")[2]
+        if rank not in first:
+            first[rank] = grey(crops[j])
+            out.append(crops[j])
+            continue
+        ref, turned = first[rank], align_colour(crops[j], first[rank])
+        keep = (disc_correlation(grey(crops[j]), ref, _RIM_INSIDE)
+                >= disc_correlation(grey(turned), ref, _RIM_INSIDE))
+        out.append(crops[j] if keep else turned)
+    return np.stack(out) if out else np.zeros((0,) + crops.shape[1:], np.uint8)
 
 
 def _model_agreement(classifier: CardClassifier, heads: HeadOutputs, truth: np.ndarray,
@@ -311,7 +335,8 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
         **({} if profile.back_embeddings is None else
            {"back_embeddings": profile.back_embeddings}),
         **{k: v for k, v in (("pictures", profile.pictures),
-                             ("back_picture", profile.back_picture)) if v is not None})
+                             ("back_picture", profile.back_picture),
+                             ("court_pictures", profile.court_pictures)) if v is not None})
     tmp.replace(path)
 
 
@@ -345,7 +370,8 @@ def load_profile(path: str | Path) -> DeckProfile:
                              if "back_embeddings" in z.files else None),
             model=str(meta.get("model", "")), from_camera=bool(meta.get("from_camera", False)),
             pictures=z["pictures"] if "pictures" in z.files else None,
-            back_picture=z["back_picture"] if "back_picture" in z.files else None)
+            back_picture=z["back_picture"] if "back_picture" in z.files else None,
+            court_pictures=z["court_pictures"] if "court_pictures" in z.files else None)
     except (OSError, KeyError, ValueError) as e:
         if isinstance(e, ProfileError):
             raise

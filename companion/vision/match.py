@@ -198,10 +198,24 @@ def align(query: np.ndarray, ref: np.ndarray, search: int = 5) -> np.ndarray:
     return next(align_candidates(query, ref, 1, search))
 
 
+def align_colour(crop: np.ndarray, ref: np.ndarray, search: int = 5) -> np.ndarray:
+    """A BGR ``crop`` turned, scaled and shifted as :func:`align` turns its :func:`grey`
+    onto ``ref`` (a grey)."""
+    angle, shift, scale = next(_alignments(grey(crop), ref, 1, search))
+    return rotated(crop, angle, shift, scale)
+
+
 def align_candidates(query: np.ndarray, ref: np.ndarray, k: int = 3, search: int = 5
                      ) -> Iterator[np.ndarray]:
     """Up to ``k`` alignments of ``query`` onto ``ref``, best image match first: one per
-    candidate angle (the highest peaks of the polar correlation).
+    candidate angle (the highest peaks of the polar correlation)."""
+    for angle, shift, scale in _alignments(query, ref, k, search):
+        yield rotated(query, angle, shift, scale)
+
+
+def _alignments(query: np.ndarray, ref: np.ndarray, k: int, search: int
+                ) -> Iterator[tuple[float, tuple[int, int], float]]:
+    """The (angle, shift, scale) of :func:`align_candidates`' alignments, lazily.
 
     Symmetric emblems correlate almost as well half a turn (or a quarter) away, and when
     the cards of a suit differ only in a small rim numeral the whole-image match cannot
@@ -232,7 +246,7 @@ def align_candidates(query: np.ndarray, ref: np.ndarray, k: int = 3, search: int
     for _, angle, _ in found[:k]:  # lazily: align() wants only the first
         res = cv2.matchTemplate(rotated(query, angle, scale=scale), core, cv2.TM_CCOEFF_NORMED)
         _, _, _, loc = cv2.minMaxLoc(res)
-        yield rotated(query, angle, (search - loc[0], search - loc[1]), scale)
+        yield angle, (search - loc[0], search - loc[1]), scale
 
 
 def peak_angles(corr: np.ndarray, k: int) -> list[float]:
@@ -273,3 +287,41 @@ def disc_correlation(a: np.ndarray, b: np.ndarray, inside: np.ndarray = _FIGURE)
     a, b = a[inside], b[inside]
     a, b = a - a.mean(), b - b.mean()
     return float((a * b).sum() / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-6))
+
+
+def channel_correlations(crop: np.ndarray, ranked: np.ndarray, inside: np.ndarray = _FIGURE
+                         ) -> np.ndarray:
+    """(K,) the mean over B, G and R of the rank correlation of an aligned BGR uint8
+    ``crop`` with each of K pictures given by their :func:`channel_ranks`, over the pixels
+    ``inside``.
+
+    Each channel is compared on its own, by ranks, so whatever a light's colour, a camera's
+    white balance or its tone curve does to a channel (as long as a brighter pixel stays
+    brighter) changes nothing, while a ground of another colour behind the same figure
+    does: it no longer stands among the figure's colours where the crop's does."""
+    a = channel_ranks(crop[None], inside)[0]  # (P, 3)
+    return np.einsum("pc,kpc->k", a, ranked) / 3.0
+
+
+def channel_ranks(pictures: np.ndarray, inside: np.ndarray = _FIGURE) -> np.ndarray:
+    """(K, P, 3) float32: the pictures' (K, n, n, 3) uint8 pixels ``inside``, each channel
+    replaced by its values' ranks, zero-mean and unit-norm (a deck profile keeps its
+    courts' once)."""
+    r = _mid_ranks(pictures[:, inside])
+    r -= r.mean(axis=1, keepdims=True)
+    return r / (np.linalg.norm(r, axis=1, keepdims=True) + 1e-6)
+
+
+def _mid_ranks(values: np.ndarray) -> np.ndarray:
+    """(K, P, C) uint8 -> float32: each value's rank among its own (k, channel)'s P
+    values, ties sharing their mean rank (a flat ground is one tie, not an arbitrary
+    order)."""
+    k, _, c = values.shape
+    out = np.empty(values.shape, np.float32)
+    for i in range(k):
+        for ch in range(c):
+            v = values[i, :, ch]
+            counts = np.bincount(v, minlength=256)
+            below = np.cumsum(counts) - counts
+            out[i, :, ch] = (below + (counts + 1) / 2.0)[v]
+    return out

@@ -9,37 +9,31 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from pysol_decks import MUGHAL_DIR, needs_decks, needs_model
 
 from companion.cards import Card, DeckKind, deck_cards
 from companion.vision import cues
 from companion.vision.assign import assign_once, hungarian
 from companion.vision.classify import (
-    DEFAULT_MODEL,
     KNOWN_ART,
     UNKNOWN_ART_BAR,
     CardClassifier,
     ProfileModelError,
 )
-from companion.vision.crops import GENTLE, POSES, eval_crop, place_card
+from companion.vision.crops import GENTLE, POSES, place_card
 from companion.vision.enroll import (
     ProfileError,
-    enroll_folder,
     enroll_images,
     load_profile,
     read_manifest,
     save_profile,
 )
 from companion.vision.match import (
-    figure_match,
     polar_similarity_to,
     polar_spectra,
     polar_templates,
 )
 from companion.vision.track import TableTracker
-
-DECKS = Path(__file__).resolve().parents[3] / "shared" / "decks"
-MUGHAL_DIR = DECKS / "pysol-mughal-ganjifa-xl"
-needs_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model")
 
 
 def _face(card: Card, style: int, seed: int) -> np.ndarray:
@@ -257,15 +251,6 @@ def test_bad_manifest_and_profile_files_give_clear_errors(tmp_path):
         load_profile(tmp_path / "missing.npz")
 
 
-needs_decks = pytest.mark.skipif(not MUGHAL_DIR.is_dir(),
-                                 reason=f"real-art decks absent: {MUGHAL_DIR}")
-
-
-@pytest.fixture(scope="module")
-def mughal_profile():
-    return enroll_folder(MUGHAL_DIR, MUGHAL_DIR / "manifest.csv", "pysol", CardClassifier())
-
-
 @needs_model
 @needs_decks
 def test_pysol_mughal_enrolment_reads_its_own_cards_on_the_table(mughal_profile):
@@ -294,73 +279,6 @@ def test_pysol_mughal_enrolment_reads_its_own_cards_on_the_table(mughal_profile)
                                POSES["skewed"]) for f, _ in picks])
     res = enrolled.classify(off)
     assert sum(cid == card for cid, (_, card) in zip(res.card_ids, picks)) >= 34
-
-
-@needs_model
-@needs_decks
-def test_a_court_is_held_to_its_figure_not_to_its_suits_numeral_box(mughal_profile):
-    """A court's figure tells it from a number card; the suit's numeral box, a plain field
-    on a court, matches a true court poorly under blur and kept sure courts in doubt (three
-    questions on the real-art Ganjifa film)."""
-    profile = mughal_profile
-    faces = {card: cv2.imread(str(MUGHAL_DIR / f), cv2.IMREAD_UNCHANGED)
-             for f, card in read_manifest(MUGHAL_DIR / "manifest.csv") if card != "back"}
-    courts = [c for c in faces if Card.parse(c).rank.is_face]
-    numbers = [c for c in faces if not Card.parse(c).rank.is_face][::8]
-    rng = np.random.default_rng(3)
-    own = [figure_match(eval_crop(faces[c], "flat", "even", rng),
-                        profile.grey[profile.card_ids.index(c)]) for c in courts]
-    other = [figure_match(eval_crop(faces[c], "flat", "even", rng),
-                          profile.grey[profile.card_ids.index(courts[i % len(courts)])])
-             for i, c in enumerate(numbers)]
-    assert min(own) > 0.7 and max(other) < 0.3  # 0.89-0.99 and 0.05-0.17 measured
-
-    lights = ["even", "dim", "warm", "shadow"]
-    truth = courts * len(lights)
-    crops = np.stack([eval_crop(faces[c], "skewed", lights[k // len(courts)], rng)
-                      for k, c in enumerate(truth)])
-
-    def sure(prof) -> tuple[int, int]:
-        clf = CardClassifier(profile=prof)
-        right = wrong = 0
-        for s in range(0, len(crops), len(courts)):  # distinct cards a frame, as at a table
-            res = clf.classify(crops[s:s + len(courts)])
-            for cid, conf, t in zip(res.card_ids, res.confidence, truth[s:]):
-                right += conf >= UNKNOWN_ART_BAR and cid == t
-                wrong += conf >= UNKNOWN_ART_BAR and cid != t
-        return right, wrong
-
-    box_only = dataclasses.replace(profile, weights=dataclasses.replace(profile.weights,
-                                                                        court_sure=2.0))
-    (right, wrong), (right_box, wrong_box) = sure(profile), sure(box_only)
-    assert right >= right_box + 4 and wrong <= wrong_box  # 51 against 44 of 64, 1 and 1
-
-
-@needs_model
-@needs_decks
-def test_a_number_card_taken_for_a_court_is_held_to_the_courts_figure(mughal_profile):
-    """A number card whose numeral a finger covers can pass for another suit's court on the
-    numeral box alone (PySolFC Cheng 7 read as the Barat raja at 0.96): the court's whole
-    figure does not match it, and the reading is held to that match."""
-    profile = mughal_profile
-    faces = {card: cv2.imread(str(MUGHAL_DIR / f), cv2.IMREAD_UNCHANGED)
-             for f, card in read_manifest(MUGHAL_DIR / "manifest.csv") if card != "back"}
-    rng = np.random.default_rng(5)
-    raja = profile.card_ids.index("barat-raja")
-    crops = np.stack([eval_crop(faces[c], "flat", "warm", rng)
-                      for c in ("cheng-7", "cheng-10", "barat-raja", "barat-7")])
-    probs = np.zeros((4, len(profile.card_ids)), np.float32)
-    probs[:3, raja] = 0.96  # all three read as the Barat raja, its box matched well
-    probs[3, profile.card_ids.index("barat-7")] = 0.96
-    picks = probs.argmax(axis=1)
-    seen = profile.courts_seen(crops, picks, probs, np.full(4, 0.7, np.float32))
-    w = profile.weights
-    assert seen[0] < w.figure_bar and seen[1] < w.figure_bar  # a number card's figure
-    assert seen[2] == pytest.approx(0.7)  # the true court matches its figure
-    assert seen[3] == pytest.approx(0.7)  # a number card read as one: no figure to judge
-    lax = dataclasses.replace(profile, weights=dataclasses.replace(w, figure_bar=0.0))
-    assert lax.courts_seen(crops, picks, probs, np.full(4, 0.7, np.float32))[0] == \
-        pytest.approx(0.7)
 
 
 @needs_model

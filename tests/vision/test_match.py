@@ -69,3 +69,45 @@ def test_a_whole_disc_region_is_matched_at_half_resolution_and_still_counts_pips
     assert np.array_equal(numeral.matches(greys[4]),
                           local_matches(greys[4], region_patches(greys, box), box))
 
+
+
+def _figure_on(ground: tuple[int, int, int]) -> np.ndarray:
+    """A 96 px card: one figure (three colours, off centre) on a flat ``ground``."""
+    img = np.zeros((96, 96, 3), np.uint8)
+    img[:] = ground
+    cv2.circle(img, (40, 44), 22, (40, 90, 150), -1)
+    cv2.rectangle(img, (50, 30), (70, 72), (220, 225, 230), -1)
+    cv2.line(img, (20, 70), (60, 20), (20, 20, 20), 4)
+    return img
+
+
+def test_channel_correlations_ignore_the_lights_colour_but_not_a_grounds():
+    """A white balance (a gain per channel) and a tone curve leave the court whose ground
+    it was; the same figure on another ground, which the gains nearly turn it into, is
+    matched worse (the PySolFC Surya and Chandra viziers: grey-green and grey grounds)."""
+    from companion.vision.match import channel_correlations, channel_ranks
+    green, grey_ = _figure_on((115, 132, 121)), _figure_on((89, 89, 89))
+    gains = np.float32([89 / 115, 89 / 132, 89 / 121])  # the camera's, under a pink light
+    cast = (255 * (green * gains / 255) ** 0.7 + 0.5).astype(np.uint8)
+    ground = cast[2, 48].astype(int)
+    assert ground.max() - ground.min() <= 1  # the grey-green ground looks grey
+    r = channel_correlations(cast, channel_ranks(np.stack([green, grey_])))
+    assert r[0] == pytest.approx(1.0, abs=0.01) and r[0] - r[1] > 0.1  # 0.22
+    # the colours as seen (the suit's colour signature) take it for the grey one
+    from companion.vision.cues import colour_signature, signature_distance
+    seen = colour_signature(cast)
+    assert (signature_distance(seen, colour_signature(grey_))
+            < signature_distance(seen, colour_signature(green)))
+    # Pearson's correlation of the values themselves, not of their ranks, is bent by the
+    # tone curve: the ranks are what keep the right court at 1
+    a, b = cast.reshape(-1, 3).astype(float), green.reshape(-1, 3).astype(float)
+    assert min(np.corrcoef(a[:, c], b[:, c])[0, 1] for c in range(3)) < 0.995
+
+
+def test_a_colour_crop_is_turned_as_its_grey_would_be():
+    from companion.vision.match import align_colour, grey, rotated
+    card = _figure_on((60, 160, 200))
+    crop = rotated(card, 70.0, (2.0, -1.0))
+    turned = align_colour(crop, grey(card))
+    inside = np.hypot(*(np.mgrid[0:96, 0:96] - 47.5)) <= 36
+    assert np.abs(turned[inside].astype(int) - card[inside]).mean() < 12
