@@ -357,9 +357,14 @@ def load_profile(path: str | Path) -> DeckProfile:
         if meta.get("version") != PROFILE_VERSION:
             raise ProfileError(f"{path}: profile version {meta.get('version')}, this code "
                                f"reads {PROFILE_VERSION}; enrol the deck again")
+        card_ids = tuple(meta["card_ids"])
+        pictures = z["pictures"] if "pictures" in z.files else None
+        if "court_pictures" in z.files:
+            courts = z["court_pictures"]
+        else:  # saved before they were kept: a camera profile's own crops give them
+            courts = None if pictures is None else _courts_turned(card_ids, pictures)
         return DeckProfile(
-            name=meta["name"], deck=DeckKind.parse(meta["deck"]),
-            card_ids=tuple(meta["card_ids"]),
+            name=meta["name"], deck=DeckKind.parse(meta["deck"]), card_ids=card_ids,
             view_embeddings=z["view_embeddings"].astype(np.float32),
             templates=z["templates"].astype(np.float32), pips=z["pips"].astype(int),
             suit_signatures=dict(zip(meta["suits"], z["suit_signatures"].astype(np.float32))),
@@ -369,9 +374,9 @@ def load_profile(path: str | Path) -> DeckProfile:
             back_embeddings=(z["back_embeddings"].astype(np.float32)
                              if "back_embeddings" in z.files else None),
             model=str(meta.get("model", "")), from_camera=bool(meta.get("from_camera", False)),
-            pictures=z["pictures"] if "pictures" in z.files else None,
+            pictures=pictures,
             back_picture=z["back_picture"] if "back_picture" in z.files else None,
-            court_pictures=z["court_pictures"] if "court_pictures" in z.files else None)
+            court_pictures=courts)
     except (OSError, KeyError, ValueError) as e:
         if isinstance(e, ProfileError):
             raise

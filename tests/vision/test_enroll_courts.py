@@ -12,7 +12,7 @@ from pysol_decks import DASHAVATARA_DIR, faces_of, mughal_faces, needs_decks, ne
 from companion.cards import Card
 from companion.vision.classify import UNKNOWN_ART_BAR, CardClassifier
 from companion.vision.crops import GENTLE, eval_crop, place_card
-from companion.vision.enroll import card_crop, enroll_images
+from companion.vision.enroll import card_crop, enroll_images, load_profile, save_profile
 from companion.vision.match import disc_correlation, figure_match, grey, rotated
 
 
@@ -136,3 +136,22 @@ def test_a_decks_courts_are_kept_lined_up_with_the_first_of_their_rank():
     inside = np.hypot(*(np.mgrid[0:96, 0:96] - 47.5)) <= 0.8 * 48
     assert disc_correlation(grey(crops["buddha-raja"]), first, inside) < 0.5
     assert disc_correlation(grey(scanned.court_pictures[2]), first, inside) > 0.8
+
+
+@needs_model
+@needs_decks
+def test_a_profile_saved_before_its_courts_were_kept_gets_them_from_its_camera_crops(
+        tmp_path):
+    """A deck enrolled on the Enrol page keeps the camera's crops, so a profile saved
+    before the courts' pictures were kept tells its courts by their ground all the same."""
+    faces = faces_of(DASHAVATARA_DIR)
+    crops = {c: card_crop(faces[c]) for c in ("matsya-vizier", "rama-vizier", "rama-4")}
+    scanned = enroll_images(crops, "scanned", CardClassifier(), cut=True)
+    assert scanned.court_pictures.shape == (2, 96, 96, 3)
+    save_profile(dataclasses.replace(scanned, court_pictures=None), tmp_path / "old.npz")
+    loaded = load_profile(tmp_path / "old.npz")
+    assert np.array_equal(loaded.court_pictures, scanned.court_pictures)
+    # pictures of a deck are not kept in its profile: enrolled again, it has its courts
+    pictured = dataclasses.replace(scanned, pictures=None, court_pictures=None)
+    save_profile(pictured, tmp_path / "pictured.npz")
+    assert load_profile(tmp_path / "pictured.npz").court_pictures is None
