@@ -255,7 +255,7 @@ class DeckProfile:
         moves a ground across that line (the Surya vizier read as Chandra's at 0.93 and
         0.98 on two Kendra Kari films). Held against the figure's own colours, which the
         same light moves alike, the ground tells its suit: on the benchmark's court crops
-        the best colour match was the right court for 89 of 96 Mughal and 112 of 120
+        the best colour match was the right court for 90 of 96 Mughal and 115 of 120
         Dashavatara, the colour signature for 57 and 74. Every rank in contention is
         compared, each against its own best: the rank of the best card alone, compared,
         lost to a court of the other rank that was not (a Dashavatara vizier read as a
