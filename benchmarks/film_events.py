@@ -68,8 +68,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     ``by_elimination``: the referee's ruling of that name (``companion.referee.elimination``).
     ``draft``: a :class:`companion.web.draft.Draft` the cards the players named join, with
     their pictures, as at the table (``Pipeline.learnt``). ``answer_who``: a player also
-    answers each "who laid it?" question (a two-card turn, a drawn card) truthfully as it
-    comes; otherwise the referee's likelier story stands."""
+    answers each "who laid it?" question (a two-card turn, a drawn card), and before which
+    card a missed draw was, truthfully as it comes; otherwise the referee's likelier story
+    stands."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -155,6 +156,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             if q.kind == "question" and q.question_id not in seen_who:
                 seen_who.add(q.question_id)
                 pick = who_laid(q, laid_by, cards)
+                if pick is None:
+                    pick = drawn_before(q, rec.moves, cards)
                 if pick is not None:
                     told_who += 1
                     outputs += referee.answer(q.question_id, pick)
@@ -234,6 +237,28 @@ def who_laid(q, laid_by: dict[str, int], cards) -> int | None:
     who = seat_name(laid_by[card.id])
     return next((i for i, c in enumerate(q.choices)
                  if (m := re.match(r"Player \d+", c)) and m.group() == who), None)
+
+
+def drawn_before(q, moves, cards) -> int | None:
+    """The true answer to "... did Player N draw a card unseen?" (ruling
+    *which-card-was-drawn*): the choice naming a card that Player N laid, in the film's
+    record, right after a draw of theirs (None: not such a question, or no such choice).
+    ``moves``: the record's; ``cards``: the deck's."""
+    from companion.games.base import seat_name
+    m = re.search(r"did (Player \d+) draw a card unseen\?$", q.text)
+    if m is None:
+        return None
+    who = m.group(1)
+    names = {c.name: c for c in cards}
+    for i, choice in enumerate(q.choices):
+        laid = re.fullmatch(re.escape(who) + r" drew unseen before laying (.+)", choice)
+        card = names.get(laid.group(1)) if laid else None
+        k = next((k for k, mv in enumerate(moves) if card in mv.cards
+                  and mv.action != "draw"), None) if card else None
+        mine = [mv for mv in moves[:k] if seat_name(mv.player) == who] if k else []
+        if mine and mine[-1].action == "draw":
+            return i
+    return None
 
 
 def picked_up_frame(meta: dict) -> int | None:

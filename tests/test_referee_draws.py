@@ -284,59 +284,6 @@ def test_two_hands_as_near_a_second_card_ask_whose_it_was():
     assert show.rulings()[-1].move == bridge
 
 
-def _winner_drew_and_played(seed: int) -> tuple[list, int]:
-    """A game won by a player's last card, and the index of a draw of that player's
-    followed by the card drawn, played at once."""
-    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
-    winner = moves[-1].player
-    k = next(i for i in range(1, len(moves) - 1) if moves[i].action == "draw"
-             and moves[i].player == moves[i + 1].player == winner
-             and moves[i + 1].action == "play")
-    return moves, k
-
-
-def _shown_without(moves: list, missed: int) -> TableShow:
-    show = TableShow(Referee("kendra-kari", 4))
-    for i, move in enumerate(moves):
-        if i == missed:
-            show._tick(move.player)  # nobody saw it, nobody tapped it
-            continue
-        show.kendra_kari(move)
-    return show
-
-
-@pytest.mark.parametrize("seed", [3, 5, 10])
-def test_play_going_on_after_a_players_last_card_by_the_count_puts_their_missed_draw_back(
-        seed):
-    """Ruling *play-went-on*: a draw of the winner's went unseen, so by the count they went
-    out a card early, and the cards laid after were refused ("The game is over"). A card
-    laid after a player's last card says they still held one: the draw is put back before
-    their last card played from the hand, the players are asked, and the game is followed
-    to its true end."""
-    moves, missed = _winner_drew_and_played(seed)
-    winner = moves[-1].player
-    show = _shown_without(moves, missed)
-    rulings = [o.ruling for o in show.rulings()]
-    assert not [r for r in rulings if r.verdict.value == "illegal"]
-    assert sorted(map(str, (r.move for r in rulings))) == sorted(map(str, moves))
-    assert [e.text for e in rulings[-1].events if e.kind == "win"] == [
-        f"Player {winner + 1} wins"]
-    asked = [o for o in show.ref.outputs if o.text.startswith("A card was laid after")]
-    assert [o.text for o in asked] == [
-        (f"A card was laid after Player {winner + 1}'s last card by the count: did Player "
-         f"{winner + 1} draw a card unseen?")]
-    assert f"Player {winner + 1} must have drawn from the stock (not seen: play went on " \
-        "after their last card by the count)" in [o.text for o in show.ref.outputs]
-
-    # The players say that player did go out: the win stands, and what followed is refused.
-    show.ref.answer(asked[0].question_id, 1)
-    after = [o.ruling for o in show.rulings()]
-    win = next(i for i, r in enumerate(after) if any(e.kind == "win" for e in r.events))
-    assert win < len(after) - 1
-    assert {r.reason for r in after[win + 1:]} == {"The game is over"}
-    assert not [o for o in show.ref.outputs if "play went on" in o.text and o.kind == "draw"]
-
-
 def _beside_the_stock_draws_and_plays(seed: int) -> tuple[list, int] | None:
     """A four-player game's moves and the index of a draw by Player 2 (the seat beside the
     stock) whose card is played at once on Positions 1-6, or None."""
@@ -385,34 +332,6 @@ def test_a_hand_tip_jumping_away_at_the_stock_for_a_frame_is_one_draw():
     assert [seat for seat, _, _ in seen] == [0]
 
 
-@pytest.mark.parametrize("seed", [3, 10])
-def test_the_missed_draw_is_put_back_before_the_card_whose_hand_was_over_the_stock(seed):
-    """*play-went-on*, with the hands seen: Player 2's hand stopped over the stock and went
-    on to the ring with the card drawn (no turn back, so no draw seen). When play goes on
-    after Player 2's last card by the count, the draw is put back before that card, where
-    it was made, not before Player 2's last card played from the hand."""
-    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
-    k = next(i for i in range(1, len(moves) - 1) if moves[i].action == "draw"
-             and moves[i].player == moves[i + 1].player == 1
-             and moves[i + 1].action == "play" and moves[i + 1].target != "7")
-    show = TableShow(Referee("kendra-kari", 4), same_player_s=0.5, next_player_s=0.8)
-    for i, move in enumerate(moves):
-        if i == k:
-            show._tick(1)
-        elif i == k + 1:  # over the stock, then on to the ring
-            ring = np.array(KK.zone(f"pos{move.target}").center_mm)
-            stock = np.array(KK.zone("stock").center_mm)
-            show.arm(1, [(30.0, 210.0), (60.0, 210.0), (92.0, 210.0), (100.0, 212.0),
-                         (100.0, 208.0)]
-                     + [tuple(stock + (ring - stock) * f) for f in np.linspace(0.2, 1, 5)]
-                     + [tuple(stock + (ring - stock) * f) for f in np.linspace(0.8, -0.8, 5)])
-            show.lay(move.cards[0], f"pos{move.target}")
-        else:
-            show.kendra_kari(move, hands=True)
-    assert [r.move for r in show.ref.rulings()] == moves
-    assert [o.text for o in show.ref.outputs if o.text.startswith("A card was laid after")]
-
-
 def test_a_hand_first_seen_at_the_stock_that_stays_on_it_drew():
     """A quick hand of Player 2's (beside the stock) is first seen already 25 mm from the
     stock, stays on it for three frames, and goes: it came in by less than a reach, but a
@@ -422,3 +341,33 @@ def test_a_hand_first_seen_at_the_stock_that_stays_on_it_drew():
     seen = _draws_seen(show)
     show.arm(1, [(75.0, 210.0), (95.0, 212.0), (100.0, 208.0), (98.0, 210.0), (70.0, 210.0)])
     assert [seat for seat, _, _ in seen] == [1]
+
+
+def _drawn_and_played(seed: int) -> tuple[list, int] | None:
+    """A four-player game's moves and the index of a draw whose card is played at once."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    return next(((moves, i) for i in range(1, len(moves) - 1) if moves[i].action == "draw"
+                 and moves[i + 1].action == "play" and moves[i + 1].player == moves[i].player
+                 and moves[i + 1].target != "7"), None)
+
+
+def test_a_card_drawn_and_laid_by_a_hand_taken_for_a_neighbours_offers_the_drawer():
+    """Ruling *the-drawer-is-a-choice*: a player drew (seen) and laid the card drawn, but
+    the hand was taken for the seat before theirs, which only two unseen draws would make
+    the one to play. The players are asked, the drawer is among the choices and, the card
+    laid soon after the draw, the likelier one; asked only between the player to play and
+    the hand, a filmed game took the hand and put two draws in the record that never
+    happened."""
+    show, moves, i = _shown_up_to(_drawn_and_played)
+    show.kendra_kari(moves[i], hands=True)  # the draw, seen
+    laid = moves[i + 1]
+    neighbour = (laid.player - 1) % 4
+    show.reach(neighbour, KK.zone(f"pos{laid.target}").center_mm, lay=laid.cards[0])
+    asked = [o for o in show.ref.outputs if o.kind == "question"]
+    assert len(asked) == 1 and laid.cards[0].name in asked[0].text
+    assert asked[0].choices[0] == f"Player {laid.player + 1}, with the card just drawn"
+    assert show.rulings()[-1].move == laid
+    assert not [o for o in show.ref.outputs if "must have drawn" in o.text]
+    show.ref.answer(asked[0].question_id, asked[0].choices.index(
+        f"Player {neighbour + 1}, whose hand was seen (the players before drew unseen)"))
+    assert show.rulings()[-1].move == Move(neighbour, "play", laid.cards, laid.target)

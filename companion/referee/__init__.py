@@ -121,6 +121,9 @@ class Referee(Answers, Unseen, Misreadings):
         self._facts: list[Fact] = []
         self._answers: dict[int, int] = {}  # question id -> chosen index
         self._serial = 0  # facts told so far
+        # a missed draw put back (*play-went-on*): its serial -> the serials of the cards
+        # it may have come before, the likeliest first
+        self._went_on_cards: dict[int, tuple[int, ...]] = {}
         self._derived = Derivation()
         self._table: dict[str, list[Card]] = {}  # zone -> cards seen there, bottom first
         self._named: dict[int, str] = {}  # tracker track -> the card it was last named

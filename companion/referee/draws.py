@@ -9,6 +9,7 @@ a player's last card by the count).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from companion.games.base import Move, Verdict, seat_name
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 # A hand seen drawing before its turn came waits this many frames (3 s at 30 fps) for it
 HELD_DRAW = 90  # (``KendraKariJudge._take_held_draw``)
 DRAW_S = 0.3  # s: the quickest draw, a reach to the stock and back (brisk: 0.33 s a turn)
+# The cards a missed draw may have come before that the players are offered (*play-went-on*)
+WENT_ON_CARDS = 3
 
 
 class DrawInference:
@@ -150,10 +153,12 @@ class DrawInference:
         and the game ends there. A card laid on the ring after a player's last card by the
         count says the count was wrong: the camera missed a draw of theirs. The referee puts
         the draw back before that player's last card played from the hand whose hand was
-        seen over the stock just before (``Fact.at_stock``), else their last card played
-        from the hand (which becomes the card drawn and played at once), asks the players,
-        and judges again (``put_back_missed_draw``). Where the missed draw was makes no
-        difference to what the table shows since, only to the counts in between.
+        seen over the stock just before (``Fact.at_stock``), else the one of their latest
+        cards played from the hand that came latest after the move before it
+        (``_came_after``; it becomes the card drawn and played at once), asks the players
+        (*which-card-was-drawn*), and judges again (``put_back_missed_draw``). Where the
+        missed draw was makes no difference to what the table shows since, only to the
+        counts in between.
 
         On a brisk, hard film with the Mughal deck, Player 2 (beside the stock) drew and
         laid the card drawn in one reach: the draw was missed, Player 2 was declared the
@@ -164,19 +169,52 @@ class DrawInference:
         if len(winners) != 1 or s.counts[winners[0]] \
                 or winners[0] in self.went_out or not self.from_hand.get(winners[0]):
             return
-        if self.d.went_on is None:  # (the card whose hand was over the stock before, if any)
-            plays = self.from_hand[winners[0]]
-            self.d.went_on = (winners[0], next((p for p in reversed(plays) if p.at_stock),
-                                               plays[-1]))
+        if self.d.went_on is None:
+            plays = self.from_hand[winners[0]][::-1]
+            first = next((p for p in plays if p.at_stock), None) \
+                or max(plays[:WENT_ON_CARDS], key=self._came_after)
+            self.d.went_on = (winners[0], (first, *[p for p in plays if p is not first]
+                                           [:WENT_ON_CARDS - 1]))
+
+    def _came_after(self, play: Fact) -> int:
+        """Frames from the fact before ``play`` to its card's first sighting.
+
+        Ruling *a-drawn-card-comes-late*: with no hand seen over the stock, a missed draw
+        was likeliest before whichever of the player's latest cards from the hand came
+        latest after the move before it, since a draw and its card played at once are two
+        reaches. On the filmed Kendra Kari games (3-6 players) a card played at once after
+        its draw came 18-28 frames after the move before the draw at a brisk pace and
+        42-55 at the normal one; the other cards came 9-18 and 19-30 frames after the move
+        before them. The player's last card, the choice before, was wrong for both draws
+        missed on a brisk, hard four-player film."""
+        at = self.ref._facts.index(play)
+        return play.when - self.ref._facts[at - 1].when if at else 0
 
     def _went_on(self, seat: int, f: Fact) -> None:
         """The draw ``put_back_missed_draw`` put back for ``seat``, unless the players say
-        that seat did go out."""
-        choices = (f"{seat_name(seat)} drew a card the camera missed; play goes on",
-                   f"{seat_name(seat)} went out: the game is over")
-        if self._ask(f.serial, f, f"A card was laid after {seat_name(seat)}'s last card by "
-                     f"the count: did {seat_name(seat)} draw a card unseen?", choices, 0):
+        that seat did go out, or that it drew before another of its cards: then the draw is
+        moved there (``Derivation.move_draw``) and judged again.
+
+        Ruling *which-card-was-drawn*: the players are offered the cards the draw may have
+        come before (the likeliest first, see ``_play_went_on``). Without a hand seen over
+        the stock the likeliest is a guess: on a brisk, hard Kendra Kari film with the
+        Mughal deck, Player 4 drew and laid the card drawn at once, and the draw was put
+        before Player 4's later card."""
+        ref = self.ref
+        facts = {x.serial: x for x in ref._facts}
+        cards = [facts[k] for k in ref._went_on_cards.get(f.serial, ()) if k in facts]
+        drew = f"{seat_name(seat)} drew a card the camera missed; play goes on"
+        choices = tuple(f"{seat_name(seat)} drew unseen before laying {c.card.name}"
+                        for c in cards) or (drew,)
+        picked = self._ask(f.serial, f, f"A card was laid after {seat_name(seat)}'s last card "
+                           f"by the count: did {seat_name(seat)} draw a card unseen?",
+                           choices + (f"{seat_name(seat)} went out: the game is over",), 0)
+        if picked == len(choices):
             self.went_out.add(seat)
+            return
+        at = ref._facts.index(f)
+        if cards and (at + 1 == len(ref._facts) or ref._facts[at + 1] is not cards[picked]):
+            self.d.move_draw = (f, cards[picked])
             return
         self.d.outputs.append(RefereeOutput(
             "draw", f"{seat_name(seat)} must have drawn from the stock (not seen: play went on "
@@ -187,12 +225,22 @@ class DrawInference:
 
 
 def put_back_missed_draw(ref: Referee) -> bool:
-    """Put the missed draw ruling *play-went-on* found back among the facts, to be judged
-    again; whether there was one."""
-    if ref._derived.went_on is None:
+    """Put the missed draw ruling *play-went-on* found back among the facts, or move it
+    before the card the players said (*which-card-was-drawn*), to be judged again; whether
+    there was one."""
+    d = ref._derived
+    if d.move_draw is not None:
+        draw, play = d.move_draw
+        ref._facts.remove(draw)
+        ref._facts.insert(ref._facts.index(play), replace(draw, frame=play.when,
+                                                            timestamp=play.timestamp))
+        return True
+    if d.went_on is None:
         return False
-    seat, play = ref._derived.went_on
-    ref._facts.insert(ref._facts.index(play), Fact(
-        "draw", play.when, play.timestamp, seat=seat, source="went-on", serial=ref._serial))
+    seat, plays = d.went_on
+    ref._facts.insert(ref._facts.index(plays[0]), Fact(
+        "draw", plays[0].when, plays[0].timestamp, seat=seat, source="went-on",
+        serial=ref._serial))
+    ref._went_on_cards[ref._serial] = tuple(p.serial for p in plays)
     ref._serial += 1
     return True

@@ -179,24 +179,23 @@ class KendraKariJudge(DrawInference):
                 self._emit_ruling(combined, f, assumed=assumed, replaces=earlier)
                 return
         drawer = getattr(s, "drawer", -1)
+        told = None  # the seat an answer (or its likely default) named outright
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer) and (
                 self._draws_fit(f, hand, (hand - s.turn) % self.ref.players)):
             since = self.last[1].frame if self.last is not None else -1
             after = self._unseen_draws(f, hand, 1)
             if after is None:  # the hand and the turn order disagree: ask
-                choices = (f"{seat_name(s.turn)}, whose turn it was",
-                           (f"{seat_name(hand)}, whose hand was seen (the players before "
-                           "drew unseen)"))
-                # the hand is the likelier story (it was right more often on the films)
-                if self._ask(i, f, f"Who laid {f.card.name}: {seat_name(s.turn)} or "
-                             f"{seat_name(hand)}?", choices, 1) == 1:
-                    after = self._unseen_draws(f, hand, self.ref.players - 1)
+                told = self._who_laid(i, f, s.turn, hand, drawer)
+                if told == hand:
+                    told, after = None, self._unseen_draws(f, hand, self.ref.players - 1)
             s = after or s
             if after is not None and self._take_held_draw(f, since):
                 s = eng.state  # it drew, seen, and plays the card drawn
             drawer = getattr(s, "drawer", -1)
         seat, assumed = s.turn, False
-        if drawer is not None and drawer >= 0 and drawer != s.turn:
+        if told is not None:
+            seat, assumed = told, i not in self.ref._answers
+        elif drawer is not None and drawer >= 0 and drawer != s.turn:
             if hand in (drawer, s.turn) and f.rival not in (drawer, s.turn):
                 seat = hand
             else:  # (the hand, if one of them, or else the timing is the likelier story)
@@ -217,6 +216,32 @@ class KendraKariJudge(DrawInference):
         else:
             action = "play"
         self._emit_ruling(Move(seat, action, (f.card,), target), f, assumed)
+
+    def _who_laid(self, i: int, f: Fact, turn: int, hand: int, drawer: int | None) -> int:
+        """Ask who laid ``f``'s card when the hand seen is neither the player to play nor
+        one a missed draw would make it: the player to play, that hand (the players between
+        drew unseen), or, when a player has just drawn, that player with the card drawn.
+
+        Ruling *the-drawer-is-a-choice*. A hand seen at the edge of the mat between two
+        seats can be taken for the neighbour's. On a hard five-player film with the Mughal
+        deck, Player 2 drew and laid the card drawn, the hand was taken for Player 1's, and
+        the players were offered only Player 3 or Player 1: the answer "Player 1" put three
+        draws that never happened into the record. The drawer is likely when the card came
+        within ``combo_s`` of the draw, as for a hand of neither player below; else the hand
+        seen (it was right more often on the films)."""
+        choices = [f"{seat_name(turn)}, whose turn it was",
+                   f"{seat_name(hand)}, whose hand was seen (the players before drew unseen)"]
+        seats = [turn, hand]
+        likely = 1
+        if drawer is not None and drawer >= 0 and drawer != turn:
+            choices.append(f"{seat_name(drawer)}, with the card just drawn")
+            seats.append(drawer)
+            draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
+            if f.timestamp - draw_t <= self.ref.combo_s:
+                likely = 2
+        names = ", ".join(seat_name(s) for s in seats[:-1]) + f" or {seat_name(seats[-1])}"
+        return seats[self._ask(i, f, f"Who laid {f.card.name}: {names}?", tuple(choices),
+                               likely)]
 
     def _draw(self, seat: int, f: Fact) -> None:
         seen = " (seen)" if f.source == "hand" else ""

@@ -117,9 +117,13 @@ class Derivation:
     outputs: list[RefereeOutput] = field(default_factory=list)
     questions: dict[int, tuple[str, ...]] = field(default_factory=dict)
     reread: Any = None  # a sighting the judging found misread (``misread.Reread``)
-    # a seat the count said went out, though a card was laid after, and its last card
-    # played from the hand (``draws.DrawInference._play_went_on``)
-    went_on: tuple[int, Fact] | None = None
+    # a seat the count said went out, though a card was laid after, and its cards played
+    # from the hand a missed draw may have come before, the likeliest first
+    # (``draws.DrawInference._play_went_on``)
+    went_on: tuple[int, tuple[Fact, ...]] | None = None
+    # the missed draw the players said came before another of that seat's cards: (the
+    # draw, that card's fact) (``draws.DrawInference._went_on``)
+    move_draw: tuple[Fact, Fact] | None = None
 
 
 def card_words(card_id: str) -> str:
