@@ -108,3 +108,28 @@ def test_of_two_cards_seen_together_the_one_on_the_next_position_came_first(seed
     show.seen_laid(second.cards[0], f"pos{second.target}", since)
     show.seen_laid(first.cards[0], f"pos{first.target}", since + 2)
     assert [r.move for r in show.ref.rulings()][-2:] == [first, second]
+
+
+@pytest.mark.parametrize("seed", [2, 5, 8])
+def test_a_new_phases_card_on_position_7_seen_late_came_first(seed):
+    """Ruling *seven-is-first*: the bridge's builder began a new phase with two cards, and
+    a hand resting over the one on Position 7 kept it from view until 2 s after the one on
+    Position 1 was seen. "The first card to be laid down is deemed to be the one at
+    Position 7": the phase begins with both, none refused."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    i = next(k for k, m in enumerate(moves) if m.action == "start" and len(m.cards) == 2)
+    show = TableShow(Referee("kendra-kari", 4))
+    for move in moves[:i]:
+        show.kendra_kari(move)
+    start = moves[i]
+    show._tick(start.player)
+    on_7, on_1 = start.cards
+    show.lay(on_1, "pos1")
+    show.t += 2.0
+    show.frame += 20
+    show.lay(on_7, "pos7")
+    for move in moves[i + 1:i + 3]:
+        show.kendra_kari(move)
+    rulings = show.ref.rulings()
+    assert [r.move for r in rulings][-3:] == moves[i:i + 3]
+    assert not [r for r in rulings if r.verdict.value == "illegal"]

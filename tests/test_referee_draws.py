@@ -354,10 +354,10 @@ def _drawn_and_played(seed: int) -> tuple[list, int] | None:
 def test_a_card_drawn_and_laid_by_a_hand_taken_for_a_neighbours_offers_the_drawer():
     """Ruling *the-drawer-is-a-choice*: a player drew (seen) and laid the card drawn, but
     the hand was taken for the seat before theirs, which only two unseen draws would make
-    the one to play. The players are asked, the drawer is among the choices and, the card
-    laid soon after the draw, the likelier one; asked only between the player to play and
-    the hand, a filmed game took the hand and put two draws in the record that never
-    happened."""
+    the one to play. The players are asked, and the drawer is among the choices; asked
+    only between the player to play and the hand, a filmed game took the hand and put
+    draws in the record that never happened. With two draws unseen the hand's story is
+    still the likelier (*three-draws-unseen-are-unlikely*)."""
     show, moves, i = _shown_up_to(_drawn_and_played)
     show.kendra_kari(moves[i], hands=True)  # the draw, seen
     laid = moves[i + 1]
@@ -365,9 +365,36 @@ def test_a_card_drawn_and_laid_by_a_hand_taken_for_a_neighbours_offers_the_drawe
     show.reach(neighbour, KK.zone(f"pos{laid.target}").center_mm, lay=laid.cards[0])
     asked = [o for o in show.ref.outputs if o.kind == "question"]
     assert len(asked) == 1 and laid.cards[0].name in asked[0].text
-    assert asked[0].choices[0] == f"Player {laid.player + 1}, with the card just drawn"
+    assert asked[0].choices[0] == (f"Player {neighbour + 1}, whose hand was seen (the players "
+                                   "before drew unseen)")
+    assert show.rulings()[-1].move == Move(neighbour, "play", laid.cards, laid.target)
+    show.ref.answer(asked[0].question_id, asked[0].choices.index(
+        f"Player {laid.player + 1}, with the card just drawn"))
     assert show.rulings()[-1].move == laid
     assert not [o for o in show.ref.outputs if "must have drawn" in o.text]
-    show.ref.answer(asked[0].question_id, asked[0].choices.index(
-        f"Player {neighbour + 1}, whose hand was seen (the players before drew unseen)"))
-    assert show.rulings()[-1].move == Move(neighbour, "play", laid.cards, laid.target)
+
+
+def _two_plays(seed: int) -> tuple[list, int] | None:
+    """A four-player game's moves and the index of a card played from the hand followed
+    by the next player's, on Positions 1-6, or None."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, seed)).moves)
+    return next(((moves, i) for i in range(1, len(moves) - 1)
+                 if all(m.action == "play" and m.target != "7" for m in moves[i:i + 2])
+                 and moves[i - 1].action != "draw"), None)
+
+
+def test_a_card_laid_by_the_hand_three_seats_on_is_the_player_to_plays():
+    """Ruling *three-draws-unseen-are-unlikely*: a while after a player laid a card, the
+    next card was laid by a hand taken for that same player's, which only three unseen
+    draws would make the one to play. The players are asked; the player to play is the
+    likelier answer."""
+    show, moves, i = _shown_up_to(_two_plays)
+    show.kendra_kari(moves[i], hands=True)
+    laid = moves[i + 1]
+    show.t += 3.0
+    show.frame += 30
+    show.reach(moves[i].player, KK.zone(f"pos{laid.target}").center_mm, lay=laid.cards[0])
+    asked = [o for o in show.ref.outputs if o.kind == "question"]
+    assert len(asked) == 1 and laid.cards[0].name in asked[0].text
+    assert asked[0].choices[0] == f"Player {laid.player + 1}, whose turn it was"
+    assert show.rulings()[-1].move == laid
