@@ -36,6 +36,7 @@ class DrawInference:
     d: Derivation
     from_hand: dict[int, list[Fact]]
     last: tuple[Move, Fact, int] | None
+    last_draw: tuple[int, Fact] | None
     went_out: set[int]
 
     def _take_held_draw(self, f: Fact, since: int) -> bool:
@@ -131,6 +132,37 @@ class DrawInference:
             self.last_draw = (seat, f)
         self.drawn_played = False
         return eng.state
+
+    def _who_laid(self, i: int, f: Fact, turn: int, hand: int, drawer: int | None) -> int:
+        """Ask who laid ``f``'s card when the hand seen is neither the player to play nor
+        one a missed draw would make it: the player to play, that hand (the players between
+        drew unseen), or, when a player has just drawn, that player with the card drawn.
+
+        Ruling *the-drawer-is-a-choice*. A hand seen at the edge of the mat between two
+        seats can be taken for the neighbour's. On a hard five-player film with the Mughal
+        deck, Player 2 drew and laid the card drawn, the hand was taken for Player 1's, and
+        the players were offered only Player 3 or Player 1: the answer "Player 1" put three
+        draws that never happened into the record.
+
+        Ruling *three-draws-unseen-are-unlikely*: the hand's story is the likelier when it
+        needs two unseen draws; when it needs three or more, the drawer's is (the card came
+        within ``combo_s`` of the draw, as for a hand of neither player below), else the
+        turn order's. Of the 8 such questions on the 33 Kendra Kari films (the players
+        answering), the hand was right in 4 of the 6 that needed two draws and in neither of
+        the 2 that needed three (the drawer, on five players; the player to play, on six)."""
+        choices = [f"{seat_name(turn)}, whose turn it was",
+                   f"{seat_name(hand)}, whose hand was seen (the players before drew unseen)"]
+        seats = [turn, hand]
+        likely = 1 if (hand - turn) % self.ref.players <= 2 else 0
+        if drawer is not None and drawer >= 0 and drawer != turn:
+            choices.append(f"{seat_name(drawer)}, with the card just drawn")
+            seats.append(drawer)
+            draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
+            if not likely and f.timestamp - draw_t <= self.ref.combo_s:
+                likely = 2
+        names = ", ".join(seat_name(s) for s in seats[:-1]) + f" or {seat_name(seats[-1])}"
+        return seats[self._ask(i, f, f"Who laid {f.card.name}: {names}?", tuple(choices),
+                               likely)]
 
     # ---- ruling *play-went-on* -----------------------------------------------------------
 
