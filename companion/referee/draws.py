@@ -146,8 +146,8 @@ class DrawInference:
 
         Ruling *three-draws-unseen-are-unlikely*: the hand's story is the likelier when it
         needs two unseen draws; when it needs three or more, the drawer's is (the card came
-        within ``combo_s`` of the draw, as for a hand of neither player below), else the
-        turn order's. Of the 8 such questions on the 33 Kendra Kari films (the players
+        within ``combo_s`` of the draw, as ``KendraKariJudge.fact`` has it for a hand of
+        neither player), else the turn order's. Of the 8 such questions on the 33 Kendra Kari films (the players
         answering), the hand was right in 4 of the 6 that needed two draws and in neither of
         the 2 that needed three (the drawer, on five players; the player to play, on six)."""
         choices = [f"{seat_name(turn)}, whose turn it was",
