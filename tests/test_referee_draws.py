@@ -398,3 +398,24 @@ def test_a_card_laid_by_the_hand_three_seats_on_is_the_player_to_plays():
     assert len(asked) == 1 and laid.cards[0].name in asked[0].text
     assert asked[0].choices[0] == f"Player {laid.player + 1}, whose turn it was"
     assert show.rulings()[-1].move == laid
+
+
+def test_a_card_drawn_and_laid_by_a_hand_one_unseen_draw_explains_is_asked_about():
+    """Ruling *the-drawer-is-a-choice*, one seat on: a player drew (seen) and laid the card
+    drawn, but the hand was taken for the seat after the player to play, which one unseen
+    draw would explain. With a player who just drew, that story is asked about, not taken:
+    the hand is the likelier answer, and the drawer is among the choices."""
+    show, moves, i = _shown_up_to(_drawn_and_played)
+    show.kendra_kari(moves[i], hands=True)  # the draw, seen
+    laid = moves[i + 1]
+    beyond = (laid.player + 2) % 4
+    show.reach(beyond, KK.zone(f"pos{laid.target}").center_mm, lay=laid.cards[0])
+    asked = [o for o in show.ref.outputs if o.kind == "question"]
+    assert len(asked) == 1 and laid.cards[0].name in asked[0].text
+    assert asked[0].choices[0] == (f"Player {beyond + 1}, whose hand was seen (the players "
+                                   "before drew unseen)")
+    assert show.rulings()[-1].move == Move(beyond, "play", laid.cards, laid.target)
+    show.ref.answer(asked[0].question_id, asked[0].choices.index(
+        f"Player {laid.player + 1}, with the card just drawn"))
+    assert show.rulings()[-1].move == laid
+    assert not [o for o in show.ref.outputs if "must have drawn" in o.text]

@@ -200,7 +200,9 @@ class KendraKariJudge(DrawInference):
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer) and (
                 self._draws_fit(f, hand, (hand - s.turn) % self.ref.players)):
             since = self.last[1].frame if self.last is not None else -1
-            after = self._unseen_draws(f, hand, 1)
+            # (with a player who just drew, the card may be theirs: ask, the hand likelier)
+            after = None if drawer is not None and drawer >= 0 and drawer != s.turn \
+                else self._unseen_draws(f, hand, 1)
             if after is None:  # the hand and the turn order disagree: ask
                 told = self._who_laid(i, f, s.turn, hand, drawer)
                 if told == hand:
