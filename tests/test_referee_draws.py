@@ -351,23 +351,26 @@ def _drawn_and_played(seed: int) -> tuple[list, int] | None:
                  and moves[i + 1].target != "7"), None)
 
 
-def test_a_card_drawn_and_laid_by_a_hand_taken_for_a_neighbours_offers_the_drawer():
+@pytest.mark.parametrize("seats_on", [-1, 2])
+def test_a_card_drawn_and_laid_by_a_hand_taken_for_another_seats_offers_the_drawer(seats_on):
     """Ruling *the-drawer-is-a-choice*: a player drew (seen) and laid the card drawn, but
-    the hand was taken for the seat before theirs, which only two unseen draws would make
-    the one to play. The players are asked, and the drawer is among the choices; asked
-    only between the player to play and the hand, a filmed game took the hand and put
-    draws in the record that never happened. With two draws unseen the hand's story is
-    still the likelier (*three-draws-unseen-are-unlikely*)."""
+    the hand was taken for another seat's: the seat before theirs, which two unseen draws
+    would make the one to play, or the seat after the player to play, which one would.
+    The players are asked, and the drawer is among the choices; asked only between the
+    player to play and the hand, a filmed game took the hand and put draws in the record
+    that never happened, and the one-draw story, taken without a question, put another's
+    turns a seat off to its end. With one or two draws unseen the hand's story is still the
+    likelier (*three-draws-unseen-are-unlikely*)."""
     show, moves, i = _shown_up_to(_drawn_and_played)
     show.kendra_kari(moves[i], hands=True)  # the draw, seen
     laid = moves[i + 1]
-    neighbour = (laid.player - 1) % 4
-    show.reach(neighbour, KK.zone(f"pos{laid.target}").center_mm, lay=laid.cards[0])
+    other = (laid.player + seats_on) % 4
+    show.reach(other, KK.zone(f"pos{laid.target}").center_mm, lay=laid.cards[0])
     asked = [o for o in show.ref.outputs if o.kind == "question"]
     assert len(asked) == 1 and laid.cards[0].name in asked[0].text
-    assert asked[0].choices[0] == (f"Player {neighbour + 1}, whose hand was seen (the players "
+    assert asked[0].choices[0] == (f"Player {other + 1}, whose hand was seen (the players "
                                    "before drew unseen)")
-    assert show.rulings()[-1].move == Move(neighbour, "play", laid.cards, laid.target)
+    assert show.rulings()[-1].move == Move(other, "play", laid.cards, laid.target)
     show.ref.answer(asked[0].question_id, asked[0].choices.index(
         f"Player {laid.player + 1}, with the card just drawn"))
     assert show.rulings()[-1].move == laid
@@ -398,24 +401,3 @@ def test_a_card_laid_by_the_hand_three_seats_on_is_the_player_to_plays():
     assert len(asked) == 1 and laid.cards[0].name in asked[0].text
     assert asked[0].choices[0] == f"Player {laid.player + 1}, whose turn it was"
     assert show.rulings()[-1].move == laid
-
-
-def test_a_card_drawn_and_laid_by_a_hand_one_unseen_draw_explains_is_asked_about():
-    """Ruling *the-drawer-is-a-choice*, one seat on: a player drew (seen) and laid the card
-    drawn, but the hand was taken for the seat after the player to play, which one unseen
-    draw would explain. With a player who just drew, that story is asked about, not taken:
-    the hand is the likelier answer, and the drawer is among the choices."""
-    show, moves, i = _shown_up_to(_drawn_and_played)
-    show.kendra_kari(moves[i], hands=True)  # the draw, seen
-    laid = moves[i + 1]
-    beyond = (laid.player + 2) % 4
-    show.reach(beyond, KK.zone(f"pos{laid.target}").center_mm, lay=laid.cards[0])
-    asked = [o for o in show.ref.outputs if o.kind == "question"]
-    assert len(asked) == 1 and laid.cards[0].name in asked[0].text
-    assert asked[0].choices[0] == (f"Player {beyond + 1}, whose hand was seen (the players "
-                                   "before drew unseen)")
-    assert show.rulings()[-1].move == Move(beyond, "play", laid.cards, laid.target)
-    show.ref.answer(asked[0].question_id, asked[0].choices.index(
-        f"Player {laid.player + 1}, with the card just drawn"))
-    assert show.rulings()[-1].move == laid
-    assert not [o for o in show.ref.outputs if "must have drawn" in o.text]
