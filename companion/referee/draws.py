@@ -133,6 +133,18 @@ class DrawInference:
         self.drawn_played = False
         return eng.state
 
+    @staticmethod
+    def _drawer_waits(drawer: int | None, turn: int) -> bool:
+        """Whether ``drawer`` (the state's; None or -1: nobody) drew and may still play the
+        card drawn, the turn having passed on to ``turn``."""
+        return drawer is not None and drawer >= 0 and drawer != turn
+
+    def _soon_after_draw(self, f: Fact) -> bool:
+        """Whether ``f``'s card came within ``combo_s`` of the last draw judged: the card
+        drawn, played at once, is the likelier story."""
+        draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
+        return f.timestamp - draw_t <= self.ref.combo_s
+
     def _who_laid(self, i: int, f: Fact, turn: int, hand: int, drawer: int | None) -> int:
         """Ask who laid ``f``'s card when the hand seen is neither the player to play nor
         one a missed draw would make it, or a player has just drawn: the player to play,
@@ -150,20 +162,19 @@ class DrawInference:
         it was right in 6 of the 7 such cards).
 
         Ruling *three-draws-unseen-are-unlikely*: the hand's story is the likelier when it
-        needs two unseen draws; when it needs three or more, the drawer's is (the card came
-        within ``combo_s`` of the draw, as ``KendraKariJudge.fact`` has it for a hand of
-        neither player), else the turn order's. Of the 8 such questions on the 33 Kendra Kari films (the players
-        answering), the hand was right in 4 of the 6 that needed two draws and in neither of
-        the 2 that needed three (the drawer, on five players; the player to play, on six)."""
+        needs two unseen draws; when it needs three or more, the drawer's is (if the card
+        came soon after the draw: ``_soon_after_draw``), else the turn order's. Of the 8
+        such questions on the 33 Kendra Kari films (the players answering), the hand was
+        right in 4 of the 6 that needed two draws and in neither of the 2 that needed three
+        (the drawer, on five players; the player to play, on six)."""
         choices = [f"{seat_name(turn)}, whose turn it was",
                    f"{seat_name(hand)}, whose hand was seen (the players before drew unseen)"]
         seats = [turn, hand]
         likely = 1 if (hand - turn) % self.ref.players <= 2 else 0
-        if drawer is not None and drawer >= 0 and drawer != turn:
+        if self._drawer_waits(drawer, turn):
             choices.append(f"{seat_name(drawer)}, with the card just drawn")
             seats.append(drawer)
-            draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
-            if not likely and f.timestamp - draw_t <= self.ref.combo_s:
+            if not likely and self._soon_after_draw(f):
                 likely = 2
         names = ", ".join(seat_name(s) for s in seats[:-1]) + f" or {seat_name(seats[-1])}"
         return seats[self._ask(i, f, f"Who laid {f.card.name}: {names}?", tuple(choices),

@@ -201,8 +201,7 @@ class KendraKariJudge(DrawInference):
                 self._draws_fit(f, hand, (hand - s.turn) % self.ref.players)):
             since = self.last[1].frame if self.last is not None else -1
             # (with a player who just drew, the card may be theirs: ask, the hand likelier)
-            after = None if drawer is not None and drawer >= 0 and drawer != s.turn \
-                else self._unseen_draws(f, hand, 1)
+            after = None if self._drawer_waits(drawer, s.turn) else self._unseen_draws(f, hand, 1)
             if after is None:  # the hand and the turn order disagree: ask
                 told = self._who_laid(i, f, s.turn, hand, drawer)
                 if told == hand:
@@ -214,13 +213,12 @@ class KendraKariJudge(DrawInference):
         seat, assumed = s.turn, False
         if told is not None:
             seat, assumed = told, i not in self.ref._answers
-        elif drawer is not None and drawer >= 0 and drawer != s.turn:
+        elif self._drawer_waits(drawer, s.turn):
             if hand in (drawer, s.turn) and f.rival not in (drawer, s.turn):
                 seat = hand
             else:  # (the hand, if one of them, or else the timing is the likelier story)
-                draw_t = self.last_draw[1].timestamp if self.last_draw else f.timestamp
                 likely = hand == drawer if hand in (drawer, s.turn) else \
-                    f.timestamp - draw_t <= self.ref.combo_s
+                    self._soon_after_draw(f)
                 choices = (f"{seat_name(drawer)} played the card just drawn",
                            f"{seat_name(s.turn)} played it (the drawn card was kept)")
                 picked = self._ask(i, f, f"Who laid {f.card.name}: {seat_name(drawer)} (the "
