@@ -61,6 +61,11 @@ def check_source(source: str) -> None:
                               f"{N_STYLES - 1} or one of {', '.join(PYSOL_FOLDERS)}")
 
 
+def missing_cards(source: str, card_ids: set[str]) -> list[str]:
+    """The cards of ``card_ids`` that the real-art deck ``source`` does not have, sorted."""
+    return sorted(card_ids - set(_pysol_manifest(source)))
+
+
 @lru_cache(maxsize=4)
 def _pysol_manifest(source: str) -> dict[str, Path]:
     folder = decks_dir() / PYSOL_FOLDERS[source]

@@ -26,7 +26,7 @@ import numpy as np
 from companion.cards import Card
 from companion.layouts import load_layout
 from companion.synth.camera import CameraPose
-from companion.synth.decks import DeckSourceError, check_source
+from companion.synth.decks import DeckSourceError, check_source, missing_cards
 from companion.synth.director import PACES, Director, VideoError
 from companion.synth.effects import random_lighting
 from companion.synth.faces import N_STYLES
@@ -132,8 +132,13 @@ def film_game(game: str, players: int, seed: int, out: Path, style: int | None =
     if source is not None:
         try:
             check_source(source)
+            missing = missing_cards(source, {c.id for m in record.moves for c in m.cards})
         except DeckSourceError as e:
             raise VideoError(str(e)) from None
+        if missing:  # (the other deck: a Mughal deck has 8 suits, a Dashavatara deck 10)
+            raise VideoError(f"{source} lacks {len(missing)} cards this {game} game plays "
+                             f"({', '.join(missing[:3])}, ...): film it with the deck "
+                             "its game is played with")
     n_moves = len(record.moves) if max_moves is None else min(max_moves, len(record.moves))
     camera = _video_camera(rng, size, hard)
     lighting = random_lighting(rng, "dim" if hard else str(rng.choice(["neutral", "warm",

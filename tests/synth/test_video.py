@@ -170,3 +170,8 @@ def test_a_real_art_deck_films_the_same_game_shot_for_shot(tmp_path):
     with pytest.raises(VideoError, match="unknown card source"):
         film_game("kendra-kari", 3, 5, tmp_path / "x.mp4", size=SIZE, max_moves=1,
                   source="pysol-tarot")
+    # The other deck lacks this game's suits: said before a frame is filmed, no traceback
+    out = tmp_path / "wrong-deck.mp4"
+    with pytest.raises(VideoError, match="pysol-dashavatara lacks .* this kendra-kari game"):
+        film_game("kendra-kari", 3, 5, out, size=SIZE, max_moves=1, source="pysol-dashavatara")
+    assert not out.exists()
