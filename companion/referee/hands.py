@@ -27,6 +27,9 @@ ONE_DRAW = 15
 STILL_MM = 25.0
 # Another hand within this much as near a card as the nearest (``rival``)
 RIVAL_MM = 20.0
+# A blob new to its seat this near another seat's hand of a moment ago is that hand
+# (``ArmWatcher._still_reaching``)
+KEEPS_ARM_MM = 30.0
 # Each frame between a hand's sighting and a card's first sighting counts as this much
 # farther from the card (see ArmWatcher.who_reached)
 FRAME_MM = 1.0
@@ -146,6 +149,24 @@ class ArmWatcher:
                 best, best_d = seat, d
         return best
 
+    def _still_reaching(self, xs: np.ndarray, ys: np.ndarray, frame: int, seat: int) -> int:
+        """The seat of the reach whose hand was seen a moment ago where this blob, new to
+        ``seat`` by where it crosses the mat's edge, now lies; else ``seat``.
+
+        Ruling *a-hand-keeps-its-arm*: a seat's arm comes in across the edge before its
+        hand is deep in the mat, so a blob reaching deep at once, over the hand another
+        seat's reach has just been seen at, is that hand. On a brisk, hard five-player
+        film Player 4 (upper right) laid a card on Position 6 (upper left); the hand and
+        card, moving, touched the top edge left of its middle while the arm's grey sleeve
+        did not show, and the card was taken for Player 3's, who had just drawn: a bridge
+        was judged as a play and a bridge."""
+        for other, r in self.active.items():
+            f, _, tx, ty = r.tips[-1]
+            if frame - f <= FLICKER_GAP and r.deepest[0] >= 0 and float(
+                    np.min(np.hypot(xs - tx, ys - ty))) <= KEEPS_ARM_MM:
+                return other
+        return seat
+
     def _seat_at(self, angle: float) -> int:
         diffs = [abs((angle - a + 180) % 360 - 180) for a in self.angles]
         return int(np.argmin(diffs))
@@ -181,6 +202,8 @@ class ArmWatcher:
                     cy, cx = (v.mean() for v in np.nonzero(contact))
                     seat = self._seat_at(float(np.degrees(np.arctan2(cy - h / 2, cx - w / 2))
                                                % 360))
+                    if seat not in self.active:
+                        seat = self._still_reaching(xs / ppm, ys / ppm, frame, seat)
                 else:
                     # A hand whose sleeve the camera cannot tell from the mat: it belongs to
                     # the arm that was nearest a moment ago.
