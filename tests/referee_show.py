@@ -110,24 +110,39 @@ class TableShow:
         return centre + np.array([np.cos(angle) * (297 - inset_mm),
                                   np.sin(angle) * (210 - inset_mm)])
 
+    @staticmethod
+    def edge_at(angle_deg: float) -> np.ndarray:
+        """The point of the mat's edge (mm) at ``angle_deg`` from its centre (image angles:
+        0 = right, 90 = the bottom edge)."""
+        u = np.array([np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))])
+        return np.array([297.0, 210.0]) + u * min(297 / max(abs(u[0]), 1e-9),
+                                                   210 / max(abs(u[1]), 1e-9))
+
     def arm(self, seat: int, tips_mm, inset_mm: float = -20.0) -> None:
         """The seat's arm over the mat, its hand at each of ``tips_mm`` in turn, a frame
         each (motion maps), then still frames as it has gone."""
-        a = (self.edge(seat, inset_mm) * 0.6).astype(int)
         for tip in tips_mm:
-            mask = np.zeros((252, 356), np.uint8)
-            b = (np.asarray(tip) * 0.6).astype(int)
-            cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1, 14)
-            cv2.circle(mask, (int(b[0]), int(b[1])), 11, 1, -1)
+            self.moving(self.edge(seat, inset_mm), tip)
+        self.still()
+
+    def moving(self, from_mm, to_mm) -> None:
+        """A frame whose motion map shows an arm from ``from_mm`` to its hand at ``to_mm``."""
+        mask = np.zeros((252, 356), np.uint8)
+        a, b = ((np.asarray(p) * 0.6).astype(int) for p in (from_mm, to_mm))
+        cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1, 14)
+        cv2.circle(mask, (int(b[0]), int(b[1])), 11, 1, -1)
+        self.frame += 1
+        self.t += 0.05
+        self.outputs += self.ref.observe([], self.frame, self.t,
+                                         MotionMap.of(mask.astype(bool), 0.6))
+
+    def still(self, frames: int = 6) -> None:
+        """Frames with nothing moving."""
+        for _ in range(frames):
             self.frame += 1
             self.t += 0.05
             self.outputs += self.ref.observe([], self.frame, self.t,
-                                             MotionMap.of(mask.astype(bool), 0.6))
-        still = MotionMap.still((252, 356), 0.6)
-        for _ in range(6):
-            self.frame += 1
-            self.t += 0.05
-            self.outputs += self.ref.observe([], self.frame, self.t, still)
+                                             MotionMap.still((252, 356), 0.6))
 
     def sweep(self, prefix: str) -> None:
         """Every card taken off the zones named ``prefix``..., each zone then seen empty

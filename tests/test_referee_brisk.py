@@ -5,14 +5,12 @@ answer later keeps the hand seen when it came."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 from referee_show import TableShow, before_a_play
 
 from companion.record import simulate, table_view
 from companion.referee import Referee
-from companion.vision.motion import MotionMap
 from companion.vision.track import TrackEvent
 
 
@@ -148,27 +146,15 @@ def test_a_hand_touching_the_edge_nearer_the_next_seat_is_still_its_arms(seed):
     show, laid = before_a_play(seed)
     zone = f"pos{laid.target}"
     target = np.array(show.ref.layout.zone(zone).center_mm)
-    own, centre = laid.player, np.array([297.0, 210.0])
-    edge = show.edge(own)
+    edge = show.edge(laid.player)
     short = target - (target - edge) / np.linalg.norm(target - edge) * 40.0
-    a_own = 90 + 90 * own
-    a = np.radians(a_own + 0.75 * 90)  # (the next seat, clockwise)
-    u = np.array([np.cos(a), np.sin(a)])
-    contact = centre + u * min(297 / max(abs(u[0]), 1e-9), 210 / max(abs(u[1]), 1e-9))
+    contact = show.edge_at(90 + 90 * laid.player + 67.5)  # nearer the next seat's
     # the arm in from its own edge to 40 mm short of the place, then the hand alone
-    frames = [(edge, edge + (short - edge) * f) for f in np.linspace(0.2, 1, 5)]
-    frames += [(contact, target), None, None, None, None, None, None]
-    since = show.frame + 6
-    for ends in frames:
-        mask = np.zeros((252, 356), np.uint8)
-        if ends is not None:
-            p, q = ((np.asarray(v) * 0.6).astype(int) for v in ends)
-            cv2.line(mask, (int(p[0]), int(p[1])), (int(q[0]), int(q[1])), 1, 14)
-            cv2.circle(mask, (int(q[0]), int(q[1])), 11, 1, -1)
-        show.frame += 1
-        show.t += 0.05
-        show.outputs += show.ref.observe([], show.frame, show.t,
-                                         MotionMap.of(mask.astype(bool), 0.6))
+    for f in np.linspace(0.2, 1, 5):
+        show.moving(edge, edge + (short - edge) * f)
+    show.moving(contact, target)
+    since = show.frame
+    show.still()
     out = show.seen_laid(laid.cards[0], zone, since)
     assert show.rulings()[-1].move == laid
     assert not [o for o in out if o.kind in ("draw", "question")]

@@ -401,3 +401,19 @@ def test_a_card_laid_by_the_hand_three_seats_on_is_the_player_to_plays():
     assert len(asked) == 1 and laid.cards[0].name in asked[0].text
     assert asked[0].choices[0] == f"Player {laid.player + 1}, whose turn it was"
     assert show.rulings()[-1].move == laid
+
+
+def test_an_arm_first_seen_between_two_seats_then_plainly_before_one_is_that_seats():
+    """Ruling *a-hand-keeps-its-arm*, the plainer crossing deciding: Player 1's arm is first
+    seen crossing the mat's edge between two seats, a little nearer Player 2's, then
+    plainly in front of Player 1's seat, and the hand goes on to the stock and back. On a
+    hard six-player film such a draw was lost to Player 2's reach."""
+    show = TableShow(Referee("kendra-kari", 4))
+    seen = _draws_seen(show)
+    stock = np.array(KK.zone("stock").center_mm)
+    show.moving(show.edge_at(137.0), (150.0, 360.0))  # 43 degrees from Player 2, 47 from 1
+    for tip in [(140.0, 320.0), (120.0, 270.0), (100.0, 215.0), stock, (130.0, 300.0),
+                (150.0, 380.0)]:
+        show.moving(show.edge_at(110.0), tip)
+    show.still()
+    assert [seat for seat, _, _ in seen] == [0]

@@ -45,6 +45,9 @@ class Reach:
     deepest: tuple[float, int, float, float, float] = (-1.0, 0, 0.0, 0.0, 0.0)
     retreating: bool = False  # turned back: heading out of the mat
     depths: list[float] = field(default_factory=list)  # per tip: how far in the hand was
+    # how plainly its arm crossed the mat's edge in front of its seat: the most degrees
+    # nearer its seat than the next seat (``ArmWatcher._seat_at``)
+    plain: float = 0.0
 
 
 class ArmWatcher:
@@ -149,27 +152,35 @@ class ArmWatcher:
                 best, best_d = seat, d
         return best
 
-    def _still_reaching(self, xs: np.ndarray, ys: np.ndarray, frame: int, seat: int) -> int:
-        """The seat of the reach whose hand was seen a moment ago where this blob, new to
-        ``seat`` by where it crosses the mat's edge, now lies; else ``seat``.
+    def _still_reaching(self, xs: np.ndarray, ys: np.ndarray, frame: int, seat: int,
+                        margin: float) -> int:
+        """The seat of another seat's reach whose hand was seen a moment ago where this
+        blob, crossing the mat's edge ``margin`` degrees nearer ``seat`` than the next
+        seat, now lies, when that reach crossed the edge more plainly; else ``seat``.
 
         Ruling *a-hand-keeps-its-arm*: a seat's arm comes in across the edge before its
-        hand is deep in the mat, so a blob reaching deep at once, over the hand another
-        seat's reach has just been seen at, is that hand. On a brisk, hard five-player
-        film Player 4 (upper right) laid a card on Position 6 (upper left); the hand and
-        card, moving, touched the top edge left of its middle while the arm's grey sleeve
-        did not show, and the card was taken for Player 3's, who had just drawn: a bridge
-        was judged as a play and a bridge."""
+        hand is deep in the mat. On a brisk, hard five-player film Player 4 (upper right,
+        the arm plainly in front of their seat) reached to Position 6 (upper left); then
+        the grey sleeve did not show, and the hand with its card, moving, touched the top
+        edge left of its middle, 18 degrees nearer Player 3's seat. The card was taken for
+        Player 3's, who had just drawn: Player 4's bridge was judged as a play and a
+        bridge. The plainer crossing decides: on a hard six-player film Player 1's arm
+        came in between two seats (2 degrees nearer Player 2's), then plainly in front of
+        Player 1 (14 degrees), and drew."""
+        if seat in self.active:
+            return seat
         for other, r in self.active.items():
             f, _, tx, ty = r.tips[-1]
-            if frame - f <= FLICKER_GAP and r.deepest[0] >= 0 and float(
+            if frame - f <= FLICKER_GAP and r.plain > margin and float(
                     np.min(np.hypot(xs - tx, ys - ty))) <= KEEPS_ARM_MM:
                 return other
         return seat
 
-    def _seat_at(self, angle: float) -> int:
-        diffs = [abs((angle - a + 180) % 360 - 180) for a in self.angles]
-        return int(np.argmin(diffs))
+    def _seat_at(self, angle: float) -> tuple[int, float]:
+        """The seat nearest the image ``angle`` and how many degrees nearer it is than the
+        next nearest seat."""
+        diffs = sorted((abs((angle - a + 180) % 360 - 180), k) for k, a in enumerate(self.angles))
+        return diffs[0][1], diffs[1][0] - diffs[0][0]
 
     def update(self, motion: MotionMap, frame: int, ts: float) -> list[tuple[int, int, float]]:
         """Feed one frame; returns draws seen: (seat, frame, timestamp)."""
@@ -181,6 +192,7 @@ class ArmWatcher:
         h, w = m.shape
         draws = []
         seen: dict[int, tuple[float, float, float]] = {}  # seat -> (depth, x_mm, y_mm)
+        plain: dict[int, float] = {}  # seat -> how plainly a blob crossed its edge
         if m.any():
             n, labels = cv2.connectedComponents(cv2.dilate(m, self._kernel))
             ppm = motion.px_per_mm
@@ -200,10 +212,12 @@ class ArmWatcher:
                 contact = blob & edge
                 if contact.any():
                     cy, cx = (v.mean() for v in np.nonzero(contact))
-                    seat = self._seat_at(float(np.degrees(np.arctan2(cy - h / 2, cx - w / 2))
-                                               % 360))
-                    if seat not in self.active:
-                        seat = self._still_reaching(xs / ppm, ys / ppm, frame, seat)
+                    seat, margin = self._seat_at(
+                        float(np.degrees(np.arctan2(cy - h / 2, cx - w / 2)) % 360))
+                    kept = self._still_reaching(xs / ppm, ys / ppm, frame, seat, margin)
+                    if kept == seat:
+                        plain[seat] = max(plain.get(seat, 0.0), margin)
+                    seat = kept
                 else:
                     # A hand whose sleeve the camera cannot tell from the mat: it belongs to
                     # the arm that was nearest a moment ago.
@@ -229,6 +243,7 @@ class ArmWatcher:
             r.tips.append((frame, ts, x, y))
             r.depths.append(depth)
             r.last_frame = frame
+            r.plain = max(r.plain, plain.get(seat, 0.0))
             if r.retreating:  # on the way out; reaching in again starts a new reach
                 if depth < r.deepest[0]:
                     r.deepest = (depth, frame, ts, x, y)
