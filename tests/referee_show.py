@@ -3,6 +3,8 @@ draws told or seen as a hand at the stock. Shared by the referee tests."""
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 
@@ -125,12 +127,13 @@ class TableShow:
             self.moving(self.edge(seat, inset_mm), tip)
         self.still()
 
-    def moving(self, from_mm, to_mm) -> None:
-        """A frame whose motion map shows an arm from ``from_mm`` to its hand at ``to_mm``."""
+    def moving(self, *points_mm, width_px: int = 14) -> None:
+        """A frame whose motion map shows an arm through ``points_mm``, its hand at the last."""
         mask = np.zeros((252, 356), np.uint8)
-        a, b = ((np.asarray(p) * 0.6).astype(int) for p in (from_mm, to_mm))
-        cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1, 14)
-        cv2.circle(mask, (int(b[0]), int(b[1])), 11, 1, -1)
+        px = [(np.asarray(p) * 0.6).astype(int) for p in points_mm]
+        for a, b in itertools.pairwise(px):
+            cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1, width_px)
+        cv2.circle(mask, (int(px[-1][0]), int(px[-1][1])), 11, 1, -1)
         self.frame += 1
         self.t += 0.05
         self.outputs += self.ref.observe([], self.frame, self.t,

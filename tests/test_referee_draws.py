@@ -417,3 +417,18 @@ def test_an_arm_first_seen_between_two_seats_then_plainly_before_one_is_that_sea
         show.moving(show.edge_at(110.0), tip)
     show.still()
     assert [seat for seat, _, _ in seen] == [0]
+
+
+def test_an_arm_coming_in_where_another_reach_touched_the_edge_is_its_own_seats():
+    """Ruling *a-hand-keeps-its-arm* holds for a hand seen deep in the mat, not for a
+    reach's farthest point on the mat's edge: Player 2's reach to the stock merged for a
+    frame with motion up to the top edge, where Player 3's arm then came in. That arm is
+    Player 3's; on a brisk, hard film Player 3's card was taken for Player 2's."""
+    show = TableShow(Referee("kendra-kari", 4))
+    stock = KK.zone("stock").center_mm
+    for tip in [(40.0, 212.0), (80.0, 211.0), stock]:
+        show.moving(show.edge(1, 0.0), tip)
+    # the sleeve, and motion beyond the hand to the top edge: the reach's farthest point
+    show.moving(show.edge(1, 0.0), stock, (342.0, 2.0), width_px=40)
+    show.moving((360.0, 0.0), (380.0, 100.0))
+    assert show.ref._arms.who_reached((380.0, 100.0), show.frame, over_mm=40.0) == 2

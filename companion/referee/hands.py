@@ -166,12 +166,17 @@ class ArmWatcher:
         Player 3's, who had just drawn: Player 4's bridge was judged as a play and a
         bridge. The plainer crossing decides: on a hard six-player film Player 1's arm
         came in between two seats (2 degrees nearer Player 2's), then plainly in front of
-        Player 1 (14 degrees), and drew."""
+        Player 1 (14 degrees), and drew. And the hand was seen deep in the mat: on a brisk,
+        hard four-player film Player 2's reach to the stock merged for a frame with the
+        motion beyond it, its farthest point on the top edge where Player 3's arm then
+        came in, and Player 3's card was taken for Player 2's."""
         if seat in self.active:
             return seat
+        w, h = self.size_mm
         for other, r in self.active.items():
             f, _, tx, ty = r.tips[-1]
-            if frame - f <= FLICKER_GAP and r.plain > margin and float(
+            deep = min(tx, ty, w - tx, h - ty) >= self.came_in_mm  # (not where an arm enters)
+            if frame - f <= FLICKER_GAP and r.plain > margin and deep and float(
                     np.min(np.hypot(xs - tx, ys - ty))) <= KEEPS_ARM_MM:
                 return other
         return seat
