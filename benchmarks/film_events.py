@@ -203,9 +203,6 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
              for f in (e.first_frame, e.last_frame)}
     # a sure reading of a card already played is put to the players too (``doubt``)
     asked |= {truth_on(frames, o.frame, o.zone) for o in outputs if o.kind == "doubt"}
-    # and a back read on the ring (ruling *no-back-on-the-ring*)
-    asked |= {truth_on(frames, o.frame, o.zone) for o in outputs
-              if o.kind == "unsure" and o.zone}
     # and a card a trick lacked when it was gathered (never seen: a hand lay over it)
     asked |= {last_laid_on(frames, o.frame, o.zone) for o in outputs if o.kind == "unseen"}
     missed = set(laid_cards) - {e.card_id for e in right} - asked

@@ -321,38 +321,3 @@ def test_a_doubt_on_the_next_ring_position_says_which_cards_could_lie_there():
     (asked,) = [o for o in ref.observe([ev], f, f / 10) if o.kind == "unsure"]
     assert card.id in asked.could and len(asked.could) <= 18
     assert not {c.id for m in moves[:k] for c in m.cards} & set(asked.could)  # none played
-
-
-@pytest.mark.parametrize("named_by", ["players", "tracker"])
-def test_a_back_read_on_the_ring_is_asked_about_and_its_face_names_it(named_by):
-    """Ruling *no-back-on-the-ring*: every Kendra Kari card on the ring is laid face up, so a
-    card read as a back on a ring position is one the reader could not see. The players
-    are asked which card it is (the cards the rules let lie there shown first), the next card
-    waits, and the answer, or a later reading of its face, names it: no move is lost and
-    the next card is not refused."""
-    moves = list(table_view(simulate("kendra-kari", 4, {}, 3)).moves)
-    show = TableShow(Referee("kendra-kari", 4))
-    i = next(k for k in range(2, len(moves) - 1) if moves[k].action == "play"
-             and moves[k + 1].action == "play" and moves[k].target != "7")
-    for move in moves[:i]:
-        show.kendra_kari(move)
-    laid, after = moves[i], moves[i + 1]
-    zone = f"pos{laid.target}"
-    show._tick(laid.player)
-    show.frame += 1
-    back = TrackEvent("appeared", None, KK.zone(zone).center_mm, zone, 1.0, show.frame - 5,
-                      show.frame, show.t, 91, since=show.frame - 5)
-    out = show.ref.observe([back], show.frame, show.t)
-    (asked,) = [o for o in out if o.kind == "unsure"]
-    assert asked.zone == zone and "read as a back" in asked.text
-    assert laid.cards[0].id in asked.could  # (shown first: the cards that could lie there)
-    show.kendra_kari(after)  # waits for the card on the ring to be named
-    assert show.rulings()[-1].move == moves[i - 1]
-    if named_by == "players":
-        show.ref.confirm(laid.cards[0].id, zone, show.frame + 1, show.t + 0.1, track=91)
-    else:
-        face = TrackEvent("appeared", laid.cards[0].id, KK.zone(zone).center_mm, zone, 0.99,
-                          show.frame - 5, show.frame + 1, show.t + 0.1, 91)
-        show.ref.observe([face], show.frame + 1, show.t + 0.1)
-    assert [o.move for o in show.rulings()][-2:] == [laid, after]
-    assert all(o.ruling.verdict is not Verdict.ILLEGAL for o in show.rulings())

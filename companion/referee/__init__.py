@@ -209,11 +209,6 @@ class Referee(Answers, Unseen, Misreadings):
         return self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
 
     def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
-        back = ev.kind == "appeared" and ev.card_id is None and self.shared \
-            and self.is_move_zone(ev.zone)
-        if back:  # ruling *no-back-on-the-ring*: a card the reader could not see (asked)
-            self._doubted.add(ev.track_id)  # (a later reading of its face names it)
-            ev = replace(ev, kind="unsure", candidates=())
         if ev.kind == "unsure" and self.by_elimination and self.is_move_zone(ev.zone) \
                 and not self._seen_there(ev) and not self._doubt_over_own_card(ev) \
                 and (named := named_by_elimination(ev, self._played_elsewhere(ev))) is not None:
@@ -223,17 +218,16 @@ class Referee(Answers, Unseen, Misreadings):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             why = self._expected(ev)
             choices, because = self.choices_for(ev, why), dict(why)
-            could = could_lie_at(self.engine, ev.zone, self._zone_of(ev).seat)
             names = ", ".join(offer_label(c, because.get(c), p)
                               for c, p in choices) or "no possible reading"
             place = self.layout.place(ev.zone)
-            # (a back has no reading to offer: the cards the rules let lie there come first)
-            ask = (f"A card on {place} was read as a back: which card is it?" if back
-                   else f"Unsure which card lies on {place}: {names}?")
-            out = [RefereeOutput("unsure", ask, ev.last_frame, ev.timestamp,
+            out = [RefereeOutput("unsure", f"Unsure which card lies on {place}: {names}?",
+                                 ev.last_frame, ev.timestamp,
                                  choices=tuple(c for c, _ in choices), zone=ev.zone,
-                                 place=place, readings=ev.candidates, track=ev.track_id,
-                                 why=why, could=could)]
+                                 place=place,
+                                 readings=ev.candidates, track=ev.track_id, why=why,
+                                 could=could_lie_at(self.engine, ev.zone,
+                                                    self._zone_of(ev).seat))]
             if not self._seen_there(ev) and self._pending(track=ev.track_id) is None:
                 out += self._add_seen(ev, "unsure")
             else:  # holds nothing up (more); an answer naming a new card says when it was
