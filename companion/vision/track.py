@@ -79,9 +79,8 @@ class _Track:
     # event was decided on: the picture of the card the players may be asked about
     views: deque = field(default_factory=deque)
     picture: np.ndarray | None = None
-    # the card the players last named it, and its picture then (kept when they name the
-    # same card again): whether a card was laid on it is told by the crops, not readings
-    # that cannot name it (see track_views.still)
+    # the card the players last named it, and its picture then (kept if named the same
+    # again): a card laid on it is told by the crops (see track_views.still)
     named_as: str | None = None
     named_picture: np.ndarray | None = None
     # its last whole crop with no hand near, how many such crops there were since the last
@@ -90,13 +89,10 @@ class _Track:
     # crops after the hand against that one (track_views.unlike)
     calm: np.ndarray | None = None
     calm_views: int = 0
-    # (frame of a view, "still" or "unlike") -> (the picture it was compared with, likeness)
-    liked: dict = field(default_factory=dict)
+    liked: dict = field(default_factory=dict)  # (frame, "still"|"unlike") -> (picture, likeness)
     before_hand: np.ndarray | None = None
     hand_at: int = -1
-    # since the last hand came, the card went unseen for ``HIDDEN_FRAMES`` or more (under
-    # the hand, or taken away and another laid there): see track_views.unlike
-    hidden: bool = False
+    hidden: bool = False  # unseen ``HIDDEN_FRAMES`` since a hand came (track_views.unlike)
     # a card unlike the named one lies there since a hand came, read as the named one was
     # (``track_views.unlike``): its readings are a doubt until they settle
     swapped: bool = False
@@ -343,8 +339,13 @@ class TableTracker:
         resolves = t.settled and t.unsure and label in t.asked
         if resolves and label == t.asked[0]:
             confident = confident and conf >= self.resolve_confidence
-        if confident and t.settled and not t.unsure and label != t.label and (
-                not t.disturbed or alike(t, start)):
+        # Ruling *no-back-turns-by-itself*: a back read surely as one face since, no card laid
+        # on it, was a dim court's dark ground (a Cheng vizier: a back at 1.0, then itself at
+        # 0.99 with no hand near): it is that face, laid when the back was first seen.
+        same_card = confident and t.settled and not t.unsure and label != t.label and (
+            not t.disturbed or alike(t, start))
+        reface = same_card and t.label == FACE_DOWN and conf >= self.resolve_confidence
+        if same_card and not reface:
             # Rulings *no-card-without-a-hand* and *alike-after-the-hand* hold for sure
             # readings too (for doubts, below). A profile read a Varaha raja, no hand near, as
             # the Parashurama raja (0.97), and a Barat 7 as the 1 (0.99 like itself after a
@@ -388,7 +389,7 @@ class TableTracker:
         covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
                   else None)
         first = max(t.first_frame, start)
-        if t.settled:  # a card laid on a settled one came with the readings that changed it
+        if t.settled and not reface:  # a card laid on a settled one came with the readings that changed it
             # (a doubt settles after ``stable_frames`` votes, and a hand over the card holds
             # them: it was laid when the doubt began. On a hard five-player film a 7 of
             # Kumancha, in doubt from frame 770 under a resting hand, settled at 808 and
@@ -444,9 +445,8 @@ class TableTracker:
         cards were often all doubtful, took turns to be read, and were gathered first: the
         referee never heard of the card, and every play after it was refused.
 
-        What counts is how long it lay in view, not how often it was read: a card taking
-        turns is read every second or third frame, and on the same film a Vamana 8 that
-        lay 11 frames (4 readings, 0.85 against the 0.9 bar) went unasked."""
+        What counts is how long it lay in view, not how often it was read (taking turns,
+        a Vamana 8 lay 11 frames, read 4 times at 0.85 against the 0.9 bar, unasked)."""
         out = self._asked_unsettled(t, ts)
         if out:
             self._remember(t)

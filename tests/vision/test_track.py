@@ -175,6 +175,27 @@ def test_a_face_read_as_a_back_more_often_than_not_is_asked_about():
     assert [(e.kind, e.card_id) for e in events] == [("appeared", None)]
 
 
+def test_a_back_read_surely_as_a_face_with_no_hand_near_is_that_face_laid_then():
+    """Ruling *no-back-turns-by-itself*: a card read as a back, then surely as one face
+    with no hand near since, is that face, laid when the back was first seen (a dim Cheng
+    vizier read as a back, then as itself). Unsure readings of a face leave the back be."""
+    tr = TableTracker(LAYOUT, stable_frames=5)
+    still, hand = still_and_hand_over("pos2")
+    back = [[(POS["pos2"], Reading(None, face_down=True))]]
+    (ev,) = run(tr, back * 6, start=10, motion=[still] * 6)
+    assert (ev.kind, ev.card_id, ev.since) == ("appeared", None, 10)
+    unsure = [[(POS["pos2"], Reading("cheng-vizier", conf=0.85))]]
+    assert run(tr, unsure * 10, start=16, motion=[still] * 10) == []
+    face = [[(POS["pos2"], Reading("cheng-vizier", conf=0.99))]]
+    (ev,) = run(tr, face * 6, start=26, motion=[still] * 6)
+    assert (ev.kind, ev.card_id, ev.zone, ev.since) == ("appeared", "cheng-vizier", "pos2", 10)
+    assert tr.table == {"pos2": ["cheng-vizier"]}
+    # a face that is no misread back: read surely as another with no hand near, it stays
+    assert run(tr, [[(POS["pos2"], Reading("cheng-9", conf=0.99))]] * 8, start=32,
+               motion=[still] * 8) == []
+    assert tr.table == {"pos2": ["cheng-vizier"]}
+
+
 def test_mismatched_inputs_are_an_error():
     det, _ = frame([(POS["pos1"], Reading("surya-7"))])
     _, cls = frame([])
