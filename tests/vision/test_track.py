@@ -180,7 +180,7 @@ def test_a_back_read_surely_as_a_face_with_no_hand_near_is_that_face_laid_then()
     with no hand near since, is that face, laid when the back was first seen (a dim Cheng
     vizier read as a back, then as itself). Unsure readings of a face leave the back be."""
     tr = TableTracker(LAYOUT, stable_frames=5)
-    still, hand = still_and_hand_over("pos2")
+    still, _ = still_and_hand_over("pos2")
     back = [[(POS["pos2"], Reading(None, face_down=True))]]
     (ev,) = run(tr, back * 6, start=10, motion=[still] * 6)
     assert (ev.kind, ev.card_id, ev.since) == ("appeared", None, 10)
