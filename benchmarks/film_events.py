@@ -158,7 +158,10 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                 pick = who_laid(q, laid_by, cards)
                 if pick is None:
                     pick = drawn_before(q, rec.moves, cards)
-                if pick is not None:
+                # (an earlier answer may have changed the story so that it is no longer
+                # asked, as on the dashboard, where such an answer is refused)
+                still = any(o.question_id == q.question_id for o in referee.outputs)
+                if pick is not None and still:
                     told_who += 1
                     outputs += referee.answer(q.question_id, pick)
         # what the players are asked: the unsure cards the referee could not name, and the
