@@ -48,8 +48,7 @@ WHOLE = 0.9
 # answered three seconds late, the real-art Ganjifa film's tricks were gathered first, and
 # without them 6 of its 120 cards were learnt (112 with them)
 GONE_PICTURES = 64
-# A card unseen this long under a hand may have been taken away and another laid in its
-# place (a bridge's sweep): see track_views.unlike
+# A card unseen this long under a hand may have been swapped for another (track_views.unlike)
 HIDDEN_FRAMES = 30
 
 
@@ -83,10 +82,9 @@ class _Track:
     # again): a card laid on it is told by the crops (see track_views.still)
     named_as: str | None = None
     named_picture: np.ndarray | None = None
-    # its last whole crop with no hand near, how many such crops there were since the last
-    # hand left, that crop as a hand came near it after the last one had left for good, and
-    # the last frame a hand was near: whether another card was laid on it is told by its
-    # crops after the hand against that one (track_views.unlike)
+    # its last whole crop with no hand near, how many since the last hand left, that crop
+    # as a hand came after the last had gone, the last frame a hand was near: a card laid
+    # on it is told by its crops after the hand against that one (track_views.unlike)
     calm: np.ndarray | None = None
     calm_views: int = 0
     liked: dict = field(default_factory=dict)  # (frame, "still"|"unlike") -> (picture, likeness)
@@ -96,6 +94,10 @@ class _Track:
     # a card unlike the named one lies there since a hand came, read as the named one was
     # (``track_views.unlike``): its readings are a doubt until they settle
     swapped: bool = False
+    # its last reading of a back (frame): a face first read after longer unseen than a card
+    # takes to go, unsettled, was laid then (ruling *a-back-in-a-hand*: a drawn card carried
+    # face down over a position made the next card there "lie" since, the carrier's)
+    back_at: int = -1
 
 
 class TableTracker:
@@ -153,13 +155,10 @@ class TableTracker:
         is laid on it. A late answer about a card that has gone, or has had another card
         laid on it since, names nothing.
 
-        Without it, a card of a deck no reading is sure of stayed unsure however it was
-        answered. A second card laid on it, read as a card among those first asked about,
-        looked like the same doubt and was never asked: on the real-art Ganjifa film with a
-        deck enrolled live, Player 2's second card of a doubled trick went unseen and the
-        next 8 moves were refused. A card taken away went without a name, so the game
-        could not tell which card had left the spot. (Queued: the dashboard answers from
-        another thread than the one that updates the tracker.)"""
+        Without it, a card of a deck no reading is sure of stayed unsure, a second card laid
+        on it and read as one first asked about was never asked (on the real-art Ganjifa
+        film, a doubled trick's second card: 8 moves refused), and a card taken away went
+        without a name. (Queued: the dashboard answers from another thread.)"""
         self._told.append((track_id, card_id, asked_at))
 
     def _apply_names(self) -> None:
@@ -264,6 +263,10 @@ class TableTracker:
                 t.last_seen, t.missed = frame_index, 0
                 kept = None
                 if evidence:  # else seen, but its reading was counted already
+                    if label == FACE_DOWN:
+                        t.back_at = frame_index
+                    elif not t.settled and 0 <= t.back_at < frame_index - self.remove_frames:
+                        t.since, t.back_at = frame_index, -1  # (see _Track.back_at)
                     t.readings.append((label, conf, topk))
                     kept = keep_view(t, frame_index, label, crop, conf >= self.min_confidence)
                     events += self._vote(t, frame_index, timestamp)
@@ -421,10 +424,9 @@ class TableTracker:
 
     def _twin(self, t: _Track) -> bool:
         """Whether another track within two match distances of ``t`` holds its card
-        surely: each card exists once, so that is the same card. The detector's circle for
-        a card laid a little off the one beneath can jump between spots 10-13 mm apart; on
-        a dim filmed Kendra Kari game the far spot became a second track, and the referee
-        said for 6 s that the Vizier of Surya was gone from a position where it lay."""
+        surely: each card exists once, so that is the same card (a card laid a little off
+        the one beneath: its circle jumped 10-13 mm, and a dim film's Surya vizier was
+        "gone" for 6 s from the position where it lay)."""
         if t.label in (None, FACE_DOWN) or t.unsure:
             return False
         return any(o.settled and o.label == t.label and not o.unsure
@@ -441,9 +443,8 @@ class TableTracker:
 
     def _gone_unnamed(self, t: _Track, ts: float) -> list[TrackEvent]:
         """A card that lay long enough to be voted on and went before its doubtful readings
-        settled is asked about, not dropped. On the real-art Ganjifa film a trick's four
-        cards were often all doubtful, took turns to be read, and were gathered first: the
-        referee never heard of the card, and every play after it was refused.
+        settled is asked about, not dropped (a real-art trick's doubtful cards, taking
+        turns to be read, were gathered first, and every play after was refused).
 
         What counts is how long it lay in view, not how often it was read (taking turns,
         a Vamana 8 lay 11 frames, read 4 times at 0.85 against the 0.9 bar, unasked)."""
@@ -455,9 +456,8 @@ class TableTracker:
     def _hidden_unnamed(self, t: _Track, ts: float) -> list[TrackEvent]:
         """A card whose doubtful readings have not settled, as a hand comes over it (its
         doubt begun) or has hidden it for ``HIDDEN_FRAMES``, is asked about now and stays,
-        unsure. On the hard Dashavatara film a resting hand covered Player 3's 1 of Buddha
-        (9 frames read 0.82-0.85, the bar 0.9) until the trick was gathered: the referee
-        never heard of it and refused Player 4's card; 24 of 121 moves were followed."""
+        unsure (a resting hand covered a doubtful Buddha 1 till its trick was gathered: the
+        referee never heard of it, and 24 of 121 moves were followed)."""
         out = self._asked_unsettled(t, ts)
         if out:
             t.settled, t.unsure, t.label = True, True, out[0].candidates[0][0]

@@ -196,6 +196,26 @@ def test_a_back_read_surely_as_a_face_with_no_hand_near_is_that_face_laid_then()
     assert tr.table == {"pos2": ["cheng-vizier"]}
 
 
+def test_a_face_first_read_a_while_after_a_back_there_was_laid_when_it_was_read():
+    """Ruling *a-back-in-a-hand*: a drawn card carried face down over a position is read as
+    a back for a few frames; the hand then hides the spot until the next player's card is
+    laid there. That card was laid when it was first read, not when the back was: the
+    referee asks which hand was near then. A back read just before (a card landing, read
+    as a back for a frame or two) does not move when the card was laid."""
+    tr = TableTracker(LAYOUT, stable_frames=5, remove_frames=8)
+    back = [(POS["pos5"], Reading(None, face_down=True, conf=0.8))]
+    face = [(POS["pos5"], Reading("surya-3", conf=0.95))]
+    still, hand = still_and_hand_over("pos5")
+    frames = [back] * 3 + [[]] * 15 + [face] * 6
+    motion = [still] * 3 + [hand] * 15 + [still] * 6
+    (ev,) = run(tr, frames, start=100, motion=motion)
+    assert (ev.kind, ev.card_id, ev.since, ev.first_frame) == ("appeared", "surya-3", 118, 118)
+    tr.reset()
+    frames = [back] * 2 + [[]] * 3 + [face] * 6
+    (ev,) = run(tr, frames, start=100, motion=[still] * 2 + [hand] * 3 + [still] * 6)
+    assert (ev.card_id, ev.since) == ("surya-3", 100)
+
+
 def test_mismatched_inputs_are_an_error():
     det, _ = frame([(POS["pos1"], Reading("surya-7"))])
     _, cls = frame([])
