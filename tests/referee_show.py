@@ -103,6 +103,17 @@ class TableShow:
             zone = next(z.id for z in KK.zones if z.center_mm == tuple(target_mm))
             self.lay(lay, zone)
 
+    def over_the_stock_to(self, card: Card, zone: str) -> None:
+        """Player 2 (beside the stock) reaches 70 mm in over the stock, goes 65 mm back,
+        then on to ``zone`` to lay ``card``, and back: a short reach to the stock on the way."""
+        ring, back = np.array(KK.zone(zone).center_mm), np.array([35.0, 210.0])
+        self._tick(1)
+        self.arm(1, [(30.0, 210.0), (60.0, 210.0), (85.0, 210.0), (100.0, 210.0),
+                     (100.0, 212.0), (70.0, 210.0), tuple(back)]
+                 + [tuple(back + (ring - back) * f) for f in np.linspace(0.2, 1, 5)]
+                 + [tuple(back + (ring - back) * f) for f in np.linspace(0.8, 0, 5)])
+        self.lay(card, zone)
+
     @staticmethod
     def edge(seat: int, inset_mm: float = -20.0) -> np.ndarray:
         """Where the seat's arm crosses the mat's edge (mm; Player 1 at the bottom, then

@@ -321,3 +321,37 @@ def test_a_doubt_on_the_next_ring_position_says_which_cards_could_lie_there():
     (asked,) = [o for o in ref.observe([ev], f, f / 10) if o.kind == "unsure"]
     assert card.id in asked.could and len(asked.could) <= 18
     assert not {c.id for m in moves[:k] for c in m.cards} & set(asked.could)  # none played
+
+
+def test_a_card_read_on_the_ring_while_it_lies_on_another_position_is_asked_about():
+    """Ruling *one-card-one-position*: each card exists once, so a sure reading of a card
+    that the game and the camera both have lying on another ring position is wrong, and the
+    players are asked which card lies there. One the camera no longer sees there (dragged
+    by a sweep) is that card seen again, as before: no question, no move."""
+    moves = list(table_view(simulate("kendra-kari", 4, {}, 1)).moves)
+    i = next(k for k in range(1, len(moves) - 1)
+             if moves[k].action == moves[k + 1].action == "play"
+             and len(moves[k].cards) == len(moves[k + 1].cards) == 1)
+    for gone in (False, True):
+        show = TableShow(Referee("kendra-kari", 4))
+        for move in moves[:i + 1]:
+            show.kendra_kari(move)
+        lying, laid = moves[i], moves[i + 1]
+        if gone:
+            show.remove(lying.cards[0], f"pos{lying.target}")
+        zone = f"pos{laid.target}"
+        show.frame += 10
+        misread = TrackEvent("appeared", lying.cards[0].id, KK.zone(zone).center_mm, zone, 0.97,
+                             show.frame - 5, show.frame, show.frame / 10, 99,
+                             candidates=((lying.cards[0].id, 0.97), (laid.cards[0].id, 0.03)))
+        out = show.ref.observe([misread], show.frame, show.frame / 10)
+        doubts = [o for o in out if o.kind == "doubt"]
+        if gone:
+            assert doubts == [] and show.ref.rulings()[-1].move == lying
+            continue
+        (doubt,) = doubts
+        assert doubt.text == (f"{lying.cards[0].name} was read on Position {laid.target}, but "
+                              f"it lies on Position {lying.target}: which card lies there?")
+        assert laid.cards[0].id in doubt.choices
+        show.ref.confirm(laid.cards[0].id, zone, show.frame, show.frame / 10, track=99)
+        assert [r.move for r in show.ref.rulings()] == moves[:i + 2]

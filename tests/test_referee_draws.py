@@ -300,14 +300,7 @@ def test_a_short_reach_to_the_stock_and_on_to_the_ring_is_a_draw():
     draw, though the hand never went back the 80 mm of a turn elsewhere on the mat."""
     show, moves, i = _shown_up_to(_beside_the_stock_draws_and_plays)
     laid = moves[i + 1]
-    ring = np.array(KK.zone(f"pos{laid.target}").center_mm)
-    back = np.array([35.0, 210.0])
-    show._tick(1)
-    show.arm(1, [(30.0, 210.0), (60.0, 210.0), (85.0, 210.0), (100.0, 210.0), (100.0, 212.0),
-                 (70.0, 210.0), tuple(back)]
-             + [tuple(back + (ring - back) * f) for f in np.linspace(0.2, 1, 5)]
-             + [tuple(back + (ring - back) * f) for f in np.linspace(0.8, 0, 5)])
-    show.lay(laid.cards[0], f"pos{laid.target}")
+    show.over_the_stock_to(laid.cards[0], f"pos{laid.target}")
     assert "Player 2 draws from the stock (seen)" in [o.text for o in show.outputs]
     assert [r.move for r in show.ref.rulings()][-2:] == moves[i:i + 2]
 

@@ -92,6 +92,13 @@ class TableReferee:
         s = self.state
         return kk.NEXT[s.last] if s.stage == NORMAL and s.tops[s.last] >= 0 else None
 
+    def cannot_play(self, seat: int) -> Move:
+        """What ``seat`` does when they cannot play: draw, or, with the 2011 book's nine-card
+        limit and nine cards in hand, pass ("if a player already has nine cards in their
+        hand, they don't pick up, but simply pass"). Neither shows a card to the table."""
+        nine = self.options.hand_limit_nine and self.state.counts[seat] >= kk.NINE
+        return Move(seat, "pass" if nine else "draw")
+
     def could_lie(self, position: int) -> tuple[Card, ...] | None:
         """The cards, not seen played, that the rules let be laid on ``position`` (7 for
         Position 7) now: "a card with either the same suit or the same rank as the most

@@ -273,9 +273,9 @@ class Referee(Answers, Unseen, Misreadings):
         if self.shared and self.expected_table().get(ev.zone) == card:
             return []  # a card put back where the game has it: no new move
         if elsewhere := self._elsewhere(card, ev.zone):
-            if not self.shared and self.is_move_zone(ev.zone):
+            if self.is_move_zone(ev.zone) and (why := self._doubt_why(card, ev.zone, elsewhere)):
                 stack.remove(card)
-                return self._doubt(ev, card, elsewhere)
+                return self._doubt(ev, card, why)
             return []  # the same card seen again (swept up with the others): no new move
         if not self.is_move_zone(ev.zone):
             return []

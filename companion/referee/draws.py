@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from companion.games.base import Move, Verdict, seat_name
+from companion.games.kendra_kari_rules import next_seat
 from companion.referee.values import Fact, RefereeOutput
 
 if TYPE_CHECKING:
@@ -79,10 +80,7 @@ class DrawInference:
         if self._turns_after_draws(2, seat) != [first, seat] or not drew.frame < f.frame:
             return False
         self.held_draw = None
-        self.d.outputs.append(RefereeOutput(
-            "draw", f"{seat_name(missed)} must have drawn from the stock (not seen: the next "
-            "two players were seen drawing)", drew.frame, drew.timestamp))
-        self._emit_ruling(Move(missed, "draw"), drew, assumed=True)
+        self._unseen_turn(missed, drew, "the next two players were seen drawing")
         self._draw(first, drew)
         self._draw(seat, f)
         return True
@@ -90,15 +88,74 @@ class DrawInference:
     def _turns_after_draws(self, most: int, until: int) -> list[int]:
         """Whose turn it would be after each of up to ``most`` draws in turn order, stopping
         at ``until``'s turn: draws the camera may have missed, tried on the engine and
-        taken back."""
+        taken back. A player holding nine cards under the 2011 limit passes instead
+        (``cannot_play``): no camera sees a pass, so passes are not counted in ``most``."""
         eng = self.ref.engine
         turns: list[int] = []
-        while len(turns) < most and eng.state.turn != until:
-            eng.observe(Move(eng.state.turn, "draw"))
+        draws = 0
+        while eng.state.turn != until and len(turns) < 2 * self.ref.players:
+            move = eng.cannot_play(eng.state.turn)
+            if move.action == "draw":
+                if draws == most:
+                    break
+                draws += 1
+            eng.observe(move)
             turns.append(eng.state.turn)
         for _ in turns:
             eng.undo()
         return turns
+
+    def _draws_before(self, hand: int) -> int:
+        """How many players, in the direction of play from the one to play, would have drawn
+        unseen before ``hand``'s turn (a player passing under the nine-card limit draws
+        nothing; play may go anticlockwise, option ``direction``)."""
+        eng = self.ref.engine
+        seat, draws = eng.state.turn, 0
+        for _ in range(self.ref.players):
+            if seat == hand:
+                break
+            draws += eng.cannot_play(seat).action == "draw"
+            seat = next_seat(eng, seat)
+        return draws
+
+    def _unseen_turn(self, seat: int, f: Fact, why: str) -> None:
+        """Judge ``seat``'s turn that showed no card, marked as inferred: a draw the camera
+        missed, or a pass under the nine-card limit (``cannot_play``), which nothing shows.
+        Ruling *nine-cards-pass-unseen*: at a brisk 2011-book table three players holding
+        nine cards passed in turn; the referee inferred draws the rules refuse them, and
+        took the card played next for the wrong player's."""
+        move = self.ref.engine.cannot_play(seat)
+        if move.action == "draw":
+            text = f"{seat_name(seat)} must have drawn from the stock (not seen: {why})"
+            self.last_draw = (seat, f)
+        else:
+            text = f"{seat_name(seat)} holds nine cards and passed ({why})"
+        self.d.outputs.append(RefereeOutput("draw", text, f.frame, f.timestamp))
+        self._emit_ruling(move, f, assumed=True)
+
+    def _passed_the_stock(self, hand: int) -> bool:
+        """Ruling *no-draw-then-play-in-2011*: by the 2011 book (``play_drawn_card=false``)
+        a player who drew cannot play until their next turn, so a draw seen just before the
+        same hand lays the next card was that hand passing over the stock on its way to the
+        ring: the draw is taken back (its ruling superseded). Unless the players between
+        all hold nine cards: they passed, and this is the drawer's next turn. At a brisk
+        2011-book table Player 2, beside the stock, reached over it to lay a card: the draw
+        seen made the card Player 3's, and a round of draws was inferred."""
+        eng = self.ref.engine
+        if self.last is None or getattr(eng.options, "play_drawn_card", True):
+            return False
+        move, drew, at = self.last
+        if move.action != "draw" or move.player != hand or drew.source != "hand" \
+                or not self._draws_before(hand):  # (the others passed: its next turn)
+            return False
+        eng.undo()
+        for k in (at - 1, at):  # the note "draws from the stock (seen)", and the ruling
+            o = self.d.outputs[k]
+            if k >= 0 and o.kind in ("draw", "ruling") and o.frame == drew.frame:
+                self.d.outputs[k] = replace(o, kind="superseded",
+                                            text=o.text + " (a hand passing over the stock)")
+        self.last = self.last_draw = None
+        return True
 
     def _draws_fit(self, f: Fact, hand: int, draws: int) -> bool:
         """Whether the ``draws`` unseen draws ``hand`` laying ``f``'s card needs fit since
@@ -113,10 +170,11 @@ class DrawInference:
         per_frame = f.timestamp / f.frame if f.frame > 0 else 0.0  # the source's mean
         return (f.when - last.when) * per_frame >= draws * DRAW_S
 
-    def _unseen_draws(self, f: Fact, hand: int, most: int):
+    def _unseen_draws(self, f: Fact, hand: int, most: int, why: str = "laid the next card"):
         """The hand of the seat after the one to play laid the card: that player cannot
-        have played, and a player who cannot play draws, so they drew where the camera
-        missed it. The draw is judged (it is unverifiable anyway) and marked as inferred."""
+        have played, and a player who cannot play draws (or passes, holding nine cards under
+        the 2011 limit), so they drew where the camera missed it. The draw is judged (it is
+        unverifiable anyway) and marked as inferred."""
         eng = self.ref.engine
         # One missed draw is a camera's slip; a whole round of them is more likely a hand
         # taken for the wrong seat, so then the turn order stands.
@@ -124,12 +182,7 @@ class DrawInference:
         if not turns or turns[-1] != hand:
             return None
         for _ in turns:
-            seat = eng.state.turn
-            self.d.outputs.append(RefereeOutput(
-                "draw", f"{seat_name(seat)} must have drawn from the stock (not seen: "
-                f"{seat_name(hand)}'s hand laid the next card)", f.frame, f.timestamp))
-            self._emit_ruling(Move(seat, "draw"), f, assumed=True)
-            self.last_draw = (seat, f)
+            self._unseen_turn(eng.state.turn, f, f"{seat_name(hand)}'s hand {why}")
         self.drawn_played = False
         return eng.state
 
@@ -170,7 +223,7 @@ class DrawInference:
         choices = [f"{seat_name(turn)}, whose turn it was",
                    f"{seat_name(hand)}, whose hand was seen (the players before drew unseen)"]
         seats = [turn, hand]
-        likely = 1 if (hand - turn) % self.ref.players <= 2 else 0
+        likely = 1 if self._draws_before(hand) <= 2 else 0
         if self._drawer_waits(drawer, turn):
             choices.append(f"{seat_name(drawer)}, with the card just drawn")
             seats.append(drawer)

@@ -136,10 +136,14 @@ class KendraKariJudge(DrawInference):
             if f.source == "went-on":
                 self._went_on(seat, f)
                 return
-            if f.source == "hand" and self.ref._stage() != "normal":
-                return  # a hand near the stock with no draw to make: passing by
+            if f.source == "hand" and (self.ref._stage() != "normal"
+                                       or eng.cannot_play(seat).action == "pass"):
+                return  # a hand near the stock with no draw to make (nine cards): passing by
             if f.source == "hand" and seat != s.turn:
-                if not self._draws_in_a_row(seat, f):
+                if self._draws_before(seat) == 0 and self._unseen_draws(
+                        f, seat, 0, "drew next") is not None:
+                    self._draw(seat, f)  # the players between passed (nine cards)
+                elif not self._draws_in_a_row(seat, f):
                     self.held_draw = (seat, f)  # (see ``_take_held_draw``)
                 return
             self._draw(seat, f)
@@ -158,9 +162,11 @@ class KendraKariJudge(DrawInference):
             # first (ruling dealer-before-first); the engine reports the first match unverifiable.
             stage = "normal"
             s = s._replace(turn=0)
+        hand = f.seat if f.source in ("hand", "gathered") else None  # (gathered: who must have)
+        if hand is not None and stage == "normal" and self._passed_the_stock(hand):
+            s = eng.state
         prev = self.last
         quick = prev is not None and f.timestamp - prev[1].timestamp <= self.ref.combo_s
-        hand = f.seat if f.source in ("hand", "gathered") else None  # (gathered: who must have)
         # A second card of the same turn: a play then a bridge to 7, or a phase opened on 7
         # then a card on 1 (a card just drawn cannot begin a two-card bridge). The hand that
         # laid it tells it from the next player's card; without it, ask. Ruling
@@ -198,7 +204,7 @@ class KendraKariJudge(DrawInference):
         drawer = getattr(s, "drawer", -1)
         told = None  # the seat an answer (or its likely default) named outright
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer) and (
-                self._draws_fit(f, hand, (hand - s.turn) % self.ref.players)):
+                self._draws_fit(f, hand, self._draws_before(hand))):
             since = self.last[1].frame if self.last is not None else -1
             # (with a player who just drew, the card may be theirs: ask, the hand likelier)
             after = None if self._drawer_waits(drawer, s.turn) else self._unseen_draws(f, hand, 1)

@@ -78,6 +78,20 @@ class Misreadings:
         return next((f"it lies exposed before {seat_name(q)}" for q, cards in enumerate(exposed)
                      if q != seat and card in cards), "")
 
+    def _doubt_why(self, card: Card, zone: str, elsewhere: str) -> str:
+        """Why a sure reading of ``card`` on ``zone``, a move zone, is asked about, or ""
+        when it is the card seen again (``elsewhere``: ``_elsewhere``'s reason). On a shared
+        ring a played card is seen again as a sweep drags it, so only one that the game and
+        the camera both have still lying on another position is doubted. Ruling
+        *one-card-one-position*: at a brisk 2011-book table with our art the profile read
+        Player 3's Phul vizier on Position 4 as the Cheng vizier lying on Position 2 (0.97),
+        the card went unjudged, and the next was refused ("the next position is 4")."""
+        if not self.shared:
+            return elsewhere
+        return next((f"it lies on {self.layout.place(z)}" for z, top in
+                     self.expected_table().items()
+                     if top == card and z != zone and card in self._table.get(z, ())), "")
+
     def _doubt(self, ev: TrackEvent, card: Card, elsewhere: str) -> list[RefereeOutput]:
         """A sure reading of a card that lies elsewhere (``_elsewhere`` says why), on a spot.
 

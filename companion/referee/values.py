@@ -25,7 +25,8 @@ class RefereeOutput:
     # ruling | question | unsure | doubt | unseen | named | draw | desync | resync |
     # correction | superseded; doubt: a sure reading the game cannot accept (a card already
     # played), asked about; unseen: a card a trick lacked when it was gathered, asked
-    # about; named: an unsure card named by elimination (referee.elimination)
+    # about; named: an unsure card named by elimination (referee.elimination); draw: a
+    # draw seen, told or inferred, or a pass inferred (Kendra Kari's nine-card limit)
     kind: str
     text: str
     frame: int

@@ -66,6 +66,8 @@ def _round_trip(opts, n, states, moves):
     ref = kk.TableReferee(n, opts)
     for before, move, after in zip(states, moves, states[1:]):
         _, events = kk.apply(before, move)
+        if move.action in ("draw", "pass"):  # what a player who cannot play does
+            assert ref.cannot_play(move.player) == kk.public_move(move)
         ruling = ref.observe(kk.public_move(move))
         kinds.add((move.action, ruling.verdict))
         if move.action in ("draw", "pass"):
