@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from referee_show import KK, TableShow
 
+from companion.games.base import Move
 from companion.record import simulate, table_view
 from companion.referee import Referee
 
@@ -89,3 +90,39 @@ def test_a_hand_reaching_over_the_stock_to_lay_a_card_drew_nothing_by_the_2011_b
     assert judged == [m for m in moves[:i + 1]]
     assert any(o.kind == "superseded" and "passing over the stock" in o.text
                for o in show.ref.outputs)
+
+
+def _a_play_in_turn(seed: int) -> tuple[list, int] | None:
+    moves = list(table_view(simulate("kendra-kari", 4, BOOK_2011, seed)).moves)
+    return next(((moves, i) for i in range(2, len(moves)) if moves[i].action == "play"
+                 and moves[i].target != "7" and moves[i - 1].player != moves[i].player), None)
+
+
+def test_the_player_to_plays_hand_as_near_as_the_next_ones_is_asked_turn_order_first():
+    """*a-close-hand-is-asked*, when the other hand as near is the player to play's: the
+    next player's hand, the nearer, would need the player to play to have drawn unseen.
+    The players are asked, the turn order the likelier answer (it needs nothing unseen).
+    (By the 2011 book, so that a card just drawn is not a third story.) On a brisk
+    three-player 2011-book film Player 2's hand came as near Player 3's card as Player 3's:
+    a draw nobody made was inferred, and the card given to the wrong player."""
+    moves, i = next(filter(None, map(_a_play_in_turn, range(60))))
+    show = TableShow(Referee("kendra-kari", 4, BOOK_2011), same_player_s=0.5,
+                     next_player_s=0.8)
+    for move in moves[:i]:
+        if move.action != "pass":
+            show.kendra_kari(move, hands=True)
+    laid = moves[i]
+    nxt = (laid.player + 1) % 4
+    zone = f"pos{laid.target}"
+    x, y = KK.zone(zone).center_mm
+    show.reach(laid.player, (x + 10.0, y + 10.0), first_seen=0.9)  # 14 mm off the card
+    between = show.frame
+    show.reach(nxt, (x, y), first_seen=0.9)
+    show.seen_laid(laid.cards[0], zone, between)
+    asked = [o for o in show.ref.outputs if o.kind == "question"]
+    assert len(asked) == 1 and laid.cards[0].name in asked[0].text
+    assert asked[0].choices[0] == f"Player {laid.player + 1}, whose turn it was"
+    assert show.rulings()[-1].move == laid
+    show.ref.answer(asked[0].question_id, 1)
+    assert [r.move for r in show.ref.rulings()][-2:] == [
+        Move(laid.player, "draw"), Move(nxt, "play", laid.cards, laid.target)]

@@ -223,7 +223,7 @@ class DrawInference:
         choices = [f"{seat_name(turn)}, whose turn it was",
                    f"{seat_name(hand)}, whose hand was seen (the players before drew unseen)"]
         seats = [turn, hand]
-        likely = 1 if self._draws_before(hand) <= 2 else 0
+        likely = 1 if self._draws_before(hand) <= 2 and f.rival != turn else 0
         if self._drawer_waits(drawer, turn):
             choices.append(f"{seat_name(drawer)}, with the card just drawn")
             seats.append(drawer)

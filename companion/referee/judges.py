@@ -206,8 +206,11 @@ class KendraKariJudge(DrawInference):
         if hand is not None and stage == "normal" and hand not in (s.turn, drawer) and (
                 self._draws_fit(f, hand, self._draws_before(hand))):
             since = self.last[1].frame if self.last is not None else -1
-            # (with a player who just drew, the card may be theirs: ask, the hand likelier)
-            after = None if self._drawer_waits(drawer, s.turn) else self._unseen_draws(f, hand, 1)
+            # (with a player who just drew, the card may be theirs: ask, the hand likelier;
+            # with the player to play's hand as near, ask, the turn order likelier: ruling
+            # *the-player-to-play-is-a-close-hand*, docs/rulings/kendra-kari.md)
+            after = None if self._drawer_waits(drawer, s.turn) or f.rival == s.turn \
+                else self._unseen_draws(f, hand, 1)
             if after is None:  # the hand and the turn order disagree: ask
                 told = self._who_laid(i, f, s.turn, hand, drawer)
                 if told == hand:
