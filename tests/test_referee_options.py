@@ -73,21 +73,28 @@ def _plays_from_hand_beside_the_stock(seed: int) -> tuple[list, int] | None:
                  and moves[i].target != "7" and moves[i - 1].player != 1), None)
 
 
-def test_a_hand_reaching_over_the_stock_to_lay_a_card_drew_nothing_by_the_2011_book():
-    """Ruling *no-draw-then-play-in-2011*: Player 2 sits beside the stock; their hand comes
-    in over it, back a little and on to the ring, and lays a card. By the 2015 book that is
-    a draw and the card drawn; by the 2011 book a player who drew cannot play until their
-    next turn, so the hand was passing over the stock: Player 2 played from the hand."""
-    moves, i = next(filter(None, map(_plays_from_hand_beside_the_stock, range(60))))
+def _shown_before(find) -> tuple[TableShow, list, int]:
+    """The first 2011-book game of seeds 0-59 in which ``find`` finds a turn, shown with its
+    hands (passes show nothing) up to that turn: the show, the moves, the turn's index."""
+    moves, i = next(filter(None, map(find, range(60))))
     show = TableShow(Referee("kendra-kari", 4, BOOK_2011), same_player_s=0.5,
                      next_player_s=0.8)
     for move in moves[:i]:
         if move.action != "pass":
             show.kendra_kari(move, hands=True)
+    return show, moves, i
+
+
+def test_a_hand_reaching_over_the_stock_to_lay_a_card_drew_nothing_by_the_2011_book():
+    """Ruling *no-draw-then-play-in-2011*: Player 2 sits beside the stock; their hand comes
+    in over it, back a little and on to the ring, and lays a card. By the 2015 book that is
+    a draw and the card drawn; by the 2011 book a player who drew cannot play until their
+    next turn, so the hand was passing over the stock: Player 2 played from the hand."""
+    show, moves, i = _shown_before(_plays_from_hand_beside_the_stock)
     laid = moves[i]
     show.over_the_stock_to(laid.cards[0], f"pos{laid.target}")
     judged = [r.move for r in show.ref.rulings()]
-    assert judged == [m for m in moves[:i + 1]]
+    assert judged == moves[:i + 1]
     assert any(o.kind == "superseded" and "passing over the stock" in o.text
                for o in show.ref.outputs)
 
@@ -105,12 +112,7 @@ def test_the_player_to_plays_hand_as_near_as_the_next_ones_is_asked_turn_order_f
     (By the 2011 book, so that a card just drawn is not a third story.) On a brisk
     three-player 2011-book film Player 2's hand came as near Player 3's card as Player 3's:
     a draw nobody made was inferred, and the card given to the wrong player."""
-    moves, i = next(filter(None, map(_a_play_in_turn, range(60))))
-    show = TableShow(Referee("kendra-kari", 4, BOOK_2011), same_player_s=0.5,
-                     next_player_s=0.8)
-    for move in moves[:i]:
-        if move.action != "pass":
-            show.kendra_kari(move, hands=True)
+    show, moves, i = _shown_before(_a_play_in_turn)
     laid = moves[i]
     nxt = (laid.player + 1) % 4
     zone = f"pos{laid.target}"
