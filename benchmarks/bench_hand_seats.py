@@ -24,26 +24,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import film_events
 
-import companion.referee as referee_module
 from companion.record import GameRecord
 
 
 def hand_seats(film: Path, enrolled: bool) -> tuple[int, int, int, list[tuple]]:
     """(right, wrong, none, [(card, frame, seat seen, seat that laid it)]) for one film."""
-    made: list[referee_module.Referee] = []
-    base = referee_module.Referee
-
-    class Kept(base):  # the referee the run makes, kept to read its facts after
-        def __init__(self, *a, **k):
-            super().__init__(*a, **k)
-            made.append(self)
-
-    referee_module.Referee = Kept  # (run_video imports it when it runs)
-    try:
-        film_events.run_video(film, oracle=False, answer_unsure=True, enrolled=enrolled,
-                              answer_who=True)
-    finally:
-        referee_module.Referee = base
+    made: list = []
+    film_events.run_video(film, oracle=False, answer_unsure=True, enrolled=enrolled,
+                          answer_who=True, referees=made)
     record = GameRecord.from_json(json.loads(film.with_suffix(".json").read_text())["record"])
     laid_by = {c.id: m.player for m in record.moves if m.action != "draw" for c in m.cards}
     right = wrong = none = 0

@@ -58,7 +58,7 @@ def last_laid_on(frames: list, frame: int, zone: str | None) -> str | None:
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
               enrolled: bool = False, doubtful: int | None | str = "served",
               by_elimination: bool = True, profile=None, answer_after: int = 0,
-              draft=None, answer_who: bool = False) -> dict:
+              draft=None, answer_who: bool = False, referees: list | None = None) -> dict:
     """``answer_unsure``: a player answers every unsure reading with the true card, as
     they would on the dashboard (the count of answers is the players' burden), what they saw
     when asked, ``answer_after`` frames later (one after another, as they tap).
@@ -70,7 +70,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     their pictures, as at the table (``Pipeline.learnt``). ``answer_who``: a player also
     answers each "who laid it?" question (a two-card turn, a drawn card), and before which
     card a missed draw was, truthfully as it comes; otherwise the referee's likelier story
-    stands."""
+    stands. ``referees``: a list the run's referee is added to, to read its facts after."""
     from companion.games import get_game
     from companion.record import GameRecord
     from companion.referee import Referee
@@ -100,6 +100,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     pipe = Pipeline(classifier, TableTracker(layout), detector=detector, reuse=reuse)
     referee = Referee(rec.game, rec.players, rec.options, layout,
                       by_elimination=by_elimination)
+    if referees is not None:
+        referees.append(referee)
     sightings, outputs = [], []
     answered = another = first = dismissed = 0
     # a face-up deal: the players tap "face-up cards picked up" once they have (if the

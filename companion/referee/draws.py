@@ -142,7 +142,7 @@ class DrawInference:
         2011-book table Player 2, beside the stock, reached over it to lay a card: the draw
         seen made the card Player 3's, and a round of draws was inferred."""
         eng = self.ref.engine
-        if self.last is None or getattr(eng.options, "play_drawn_card", True):
+        if self.last is None or eng.options.play_drawn_card:
             return False
         move, drew, at = self.last
         if move.action != "draw" or move.player != hand or drew.source != "hand" \

@@ -392,7 +392,7 @@ class TableTracker:
         covers = (t.label if t.settled and not t.unsure and t.label not in (None, FACE_DOWN)
                   else None)
         first = max(t.first_frame, start)
-        if t.settled and not reface:  # a card laid on a settled one came with the readings that changed it
+        if t.settled and not reface:  # a card laid on a settled one came with its new readings
             # (a doubt settles after ``stable_frames`` votes, and a hand over the card holds
             # them: it was laid when the doubt began. On a hard five-player film a 7 of
             # Kumancha, in doubt from frame 770 under a resting hand, settled at 808 and
