@@ -15,9 +15,10 @@ card has art and ends at its rim (and a circle whose whole rim is an edge is a c
 palm's outline is no circle); a printed zone ring is rejected because it has plain mat
 inside.
 
-Detection runs on a small rectified view (``px_per_mm`` ~0.6); the 96x96 crops for the
-classifier are sampled straight from the camera frame through the composed homography,
-so they keep the camera's full resolution.
+Detection runs on a small rectified view (``px_per_mm`` ~0.6), its mat first brought to a
+lit mat's grey, as one or under a shadow place by place (:mod:`companion.vision.exposure`);
+the 96x96 crops for the classifier are sampled straight from the camera frame through the
+composed homography, so they keep the camera's full resolution.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np
 
 from companion.layouts import Mat, load_mat
 from companion.vision.calibration import Calibration
+from companion.vision.exposure import even_exposure, lit, mat_gain
 from companion.vision.rims import (
     COS,
     DISC,
@@ -45,11 +47,6 @@ from companion.vision.rims import (
 )
 
 CROP_SIZE = 96
-# The mat's median grey in a well-lit view (about 190 on the fixture films). A dimmer view
-# is brightened to it before the edge search: in dim light every edge is weaker by the same
-# factor, and a pale card's rim on the white mat fell under the Canny threshold.
-LIT_MAT_GREY = 180.0
-MAX_GAIN = 3.0
 # At least this much of a circle's rim on an edge: a card, never a hand (_find_circles).
 RIM_OF_A_CARD = 0.97
 
@@ -365,10 +362,16 @@ class CardDetector:
         """``view``: the rectified frame if the caller already made it (the pipeline does)."""
         if view is None:
             view = self.rectify(image, cal)
-        gray = even_exposure(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY))
+        gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
         radius = self.card_radius_mm * self.px_per_mm
-        cand = _find_circles(gray, view if self.reject_hands else None, radius, self.min_score,
-                             self.canny_high, self.min_votes, self._on_marker, view)
+        gain = mat_gain(gray, radius)
+        if gain is None:  # even light: the colour tests' bars are the unbrightened view's
+            gray, colour = even_exposure(gray), view
+        else:
+            gray, colour = lit(gray, gain), lit(view, gain)
+        cand = _find_circles(gray, colour if self.reject_hands else None, radius,
+                             self.min_score, self.canny_high, self.min_votes, self._on_marker,
+                             colour)
         if not len(cand.scores):
             return Detections.empty(self.crop_size)
         centers_mm = cand.centers / self.px_per_mm
@@ -389,23 +392,6 @@ class CardDetector:
         mats = list(np.matmul(inv, a))
         return Detections(centers_mm, centers_px, radii_px, cand.visible,
                           _crops(image, mats, self.crop_size), cand.scores)
-
-
-def exposure_gain(gray: np.ndarray) -> float:
-    """How much brighter ``gray`` must be for its median (the mat, which fills most of the
-    table view) to be ``LIT_MAT_GREY``, at most ``MAX_GAIN``; below 1 for a brighter view."""
-    return min(MAX_GAIN, LIT_MAT_GREY / max(float(np.median(gray[::4, ::4])), 1.0))
-
-
-def brightened(gray: np.ndarray, gain: float) -> np.ndarray:
-    """``gray`` times ``gain``; as it is when that would barely brighten it."""
-    return cv2.convertScaleAbs(gray, alpha=gain) if gain > 1.05 else gray
-
-
-def even_exposure(gray: np.ndarray) -> np.ndarray:
-    """``gray`` brightened so that its median is ``LIT_MAT_GREY`` (``exposure_gain``); a
-    view already that bright is returned as it is."""
-    return brightened(gray, exposure_gain(gray))
 
 
 def slack_px(radius: float) -> int:

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from companion.vision.detect import Detections, brightened, exposure_gain
+from companion.vision.detect import Detections
+from companion.vision.exposure import brightened, exposure_gain
 
 
 @dataclass(frozen=True)

@@ -70,13 +70,13 @@ def test_a_pale_card_beside_an_arm_is_not_a_palm(scene, card):
 
 @needs_scenes
 @pytest.mark.parametrize("scene,card", [("scene_00268", "kurma-4"),
-                                        ("scene_00237", "rama-9"),
                                         ("scene_00215", "buddha-5")])
 def test_a_whole_card_whose_best_hough_centre_is_off_is_found_nearby(scene, card,
                                                                      monkeypatch):
     """Hough's best circles on these cards had 0.5-0.6 of their rim on an edge, under the
     bar; the circle a few pixels away has more. Without the search round near misses
-    (``NEAR_MISS`` 0) they are not found."""
+    (``NEAR_MISS`` 0) they are not found. (A third, Rama 9 of scene 237, has been found
+    without it since the view's gain follows the light over the mat, ``mat_gain``.)"""
     from companion.vision import detect
     assert _found(scene, card)
     monkeypatch.setattr(detect, "NEAR_MISS", 0.0)
