@@ -240,7 +240,7 @@ class ArmWatcher:
                     seat = kept
                 else:
                     # A hand whose sleeve the camera cannot tell from the mat: it belongs to
-                    # the arm that was nearest a moment ago.
+                    # the hand last seen on it a moment ago.
                     seat = self._nearest_reach(xs / ppm, ys / ppm)
                     if seat is None:
                         continue
