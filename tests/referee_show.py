@@ -71,8 +71,12 @@ class TableShow:
         for card, spot in laid:
             self.lay(card, f"{spot}{move.player}")
 
-    def kendra_kari(self, move: Move, hands: bool = False) -> None:
+    def kendra_kari(self, move: Move, hands: bool = False, after: Move | None = None) -> None:
+        """``after``: the next move (a card turned up and played next was suitable)."""
         self._tick(move.player)
+        if move.action == "turnup":
+            self.turn_up(move, aside=after is None or after.cards[:1] != move.cards)
+            return
         if move.action == "draw":
             if hands:
                 self.reach(move.player, KK.zone("stock").center_mm)
@@ -103,6 +107,17 @@ class TableShow:
             zone = next(z.id for z in KK.zones if z.center_mm == tuple(target_mm))
             self.lay(lay, zone)
 
+    def turn_up(self, move: Move, aside: bool) -> None:
+        """A 2011 turn-up (ruling *turned-up-onto-the-gathered-pile*): the turner's hand
+        stops at the stock and takes its top card; an unsuitable one (``aside``) is laid
+        face up on the Gathered pile, a suitable one is laid by the next move."""
+        stock = np.array(KK.zone("stock").center_mm)
+        edge = self.edge(move.player)
+        path = [edge + (stock - edge) * f for f in np.linspace(0.2, 1, 6)]
+        self.arm(move.player, path + path[::-1])  # (seen twice over the stock: it stopped)
+        if aside:
+            self.reach(move.player, KK.zone("gathered").center_mm, lay=move.cards[0])
+
     def over_the_stock_to(self, card: Card, zone: str) -> None:
         """Player 2 (beside the stock) reaches 70 mm in over the stock, goes 65 mm back,
         then on to ``zone`` to lay ``card``, and back: a short reach to the stock on the way."""
@@ -114,11 +129,10 @@ class TableShow:
                  + [tuple(back + (ring - back) * f) for f in np.linspace(0.8, 0, 5)])
         self.lay(card, zone)
 
-    @staticmethod
-    def edge(seat: int, inset_mm: float = -20.0) -> np.ndarray:
+    def edge(self, seat: int, inset_mm: float = -20.0) -> np.ndarray:
         """Where the seat's arm crosses the mat's edge (mm; Player 1 at the bottom, then
-        clockwise), ``inset_mm`` inside it."""
-        angle = np.radians(90 + 90 * seat)
+        clockwise, the seats evenly round), ``inset_mm`` inside it."""
+        angle = np.radians(90 + 360 / self.ref.players * seat)
         centre = np.array([297.0, 210.0])
         return centre + np.array([np.cos(angle) * (297 - inset_mm),
                                   np.sin(angle) * (210 - inset_mm)])

@@ -277,7 +277,7 @@ class Referee(Answers, Unseen, Misreadings):
                 stack.remove(card)
                 return self._doubt(ev, card, why)
             return []  # the same card seen again (swept up with the others): no new move
-        if not self.is_move_zone(ev.zone):
+        if not self.is_move_zone(ev.zone) and not self._turned_up_there(ev.zone):
             return []
         return self._add_seen(ev, "laid", card)
 
@@ -378,6 +378,12 @@ class Referee(Answers, Unseen, Misreadings):
         if self.shared:
             return zone not in ("stock", "gathered")
         return not zone.startswith("won")
+
+    def _turned_up_there(self, zone: str) -> bool:
+        """Whether a new card seen on ``zone`` may be a turned-up card laid aside: the
+        Gathered pile, under the 2011 book's nine-card limit (``referee.turnups``)."""
+        return self.shared and zone == "gathered" and \
+            bool(getattr(self.options, "hand_limit_nine", False))
 
     # ---- judging -----------------------------------------------------------------------
 

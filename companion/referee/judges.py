@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 from companion.cards import Card
 from companion.games.base import Move, Verdict, seat_name
 from companion.referee.draws import DrawInference
+from companion.referee.turnups import TurnUps
 from companion.referee.values import Derivation, Fact, RefereeOutput, pictured_table, said, showing
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def judge_in_order(facts: list[Fact], fact: Callable[[Fact], None],
         i += 1
 
 
-class KendraKariJudge(DrawInference):
+class KendraKariJudge(DrawInference, TurnUps):
     """The shared ring: turn order, draws, and the two-card turns that need a question."""
 
     TARGET: ClassVar[dict[str, str]] = {"pos7": "7", **{f"pos{k}": str(k) for k in range(1, 7)}}
@@ -148,6 +149,9 @@ class KendraKariJudge(DrawInference):
                 return
             self._draw(seat, f)
             return
+        if f.zone == "gathered":
+            self._turned_aside(f)
+            return
         target = self.TARGET.get(f.zone)
         if target is None:
             return
@@ -163,6 +167,8 @@ class KendraKariJudge(DrawInference):
             stage = "normal"
             s = s._replace(turn=0)
         hand = f.seat if f.source in ("hand", "gathered") else None  # (gathered: who must have)
+        if self._turned_up_to_play(f, hand):
+            s, stage = eng.state, self.ref._stage()
         if hand is not None and stage == "normal" and self._passed_the_stock(hand):
             s = eng.state
         prev = self.last

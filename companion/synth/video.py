@@ -60,10 +60,27 @@ def _kendra_kari(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, 
             landed = len(d.frames)
         elif move.action == "pass":
             landed = len(d.frames)
+        elif move.action == "turnup":
+            _turn_up(d, move, record.moves[i + 1] if i + 1 < len(record.moves) else None)
+            landed = len(d.frames)
         else:
-            raise VideoError(f"cannot film the Kendra Kari move {move.action!r} (2011 "
-                             "turn-ups are not filmed)")
+            raise VideoError(f"cannot film the Kendra Kari move {move.action!r}")
         yield i, landed, swept
+
+
+def _turn_up(d: Director, move, after) -> None:
+    """2011 footnote: the turner "takes another card from the stock and places it face-up
+    on the table ... Cards that are turned up but not suitable take no further part in the
+    game." Ruling *turned-up-onto-the-gathered-pile*: an unsuitable card is laid face up on
+    the Gathered pile, out of play like the cards gathered there; the suitable one is taken
+    into the hand and played from it (the next move), as a drawn card would be."""
+    if not move.cards:  # the stock is empty: nothing to turn up
+        return
+    card = move.cards[0]
+    if after is not None and after.player == move.player and after.cards[:1] == (card,):
+        d.fetch(move.player, "stock")
+    else:
+        d.carry(move.player, card, "gathered", pick_from="stock")
 
 
 def _ganjifa(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]]:

@@ -175,3 +175,21 @@ def test_a_real_art_deck_films_the_same_game_shot_for_shot(tmp_path):
     with pytest.raises(VideoError, match="pysol-dashavatara lacks .* this kendra-kari game"):
         film_game("kendra-kari", 3, 5, out, size=SIZE, max_moves=1, source="pysol-dashavatara")
     assert not out.exists()
+
+
+def test_a_2011_turn_up_lays_an_unsuitable_card_aside_and_plays_the_suitable_one(tmp_path):
+    """Ruling *turned-up-onto-the-gathered-pile*: seed 179 (three players, the 2011 book)
+    turns up the Barat 6, unsuitable, then the Surya 3, which is played to Position 6."""
+    out = tmp_path / "kk.mp4"
+    film_game("kendra-kari", 3, 179, out, size=SIZE, max_moves=32, pace="brisk",
+              options={"play_drawn_card": "false", "first_play_2011": "true",
+                       "hand_limit_nine": "true"})
+    doc = json.loads(out.with_suffix(".json").read_text())
+    aside, kept = [m for m in doc["moves"] if m["move"]["action"] == "turnup"]
+    card = aside["move"]["cards"][0]
+    for frame in range(aside["frame"], doc["frames"]):
+        assert [r[0] for r in doc["frame_truth"][frame] if r[1] == "gathered"] == [card]
+    played = doc["moves"][kept["index"] + 1]
+    assert played["move"]["cards"] == kept["move"]["cards"]
+    assert [r[0] for r in doc["frame_truth"][played["frame"]]
+            if r[1] == f"pos{played['move']['target']}"] == played["move"]["cards"]

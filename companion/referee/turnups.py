@@ -1,0 +1,97 @@
+"""How a Kendra Kari judge follows the 2011 book's turn-ups, which no pass shows.
+
+The 2011 footnote: "If you're using the rule that players don't pick up if they already have
+nine cards, and all players end up with nine-card hands but are still unable to play ...
+The player who most recently acquired their ninth card takes another card from the stock
+and places it face-up on the table, repeating this until a card is turned up that's
+suitable to be played. Cards that are turned up but not suitable take no further part in
+the game. Once a playable card is found, the player uses it to continue the game as though
+it were a card from their hand."
+
+Ruling *turned-up-onto-the-gathered-pile* (docs/rulings/kendra-kari.md): an unsuitable card
+is laid face up on the Gathered pile, out of play like the cards gathered there; the
+suitable one is taken from the stock and laid on the ring as a card from the hand.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.games.base import Move
+from companion.games.kendra_kari_rules import NINE
+
+if TYPE_CHECKING:
+    from companion.referee import Referee
+    from companion.referee.values import Fact
+
+
+class TurnUps:
+    """The turn-up rulings of :class:`~companion.referee.judges.KendraKariJudge` (a mixin:
+    it holds ``ref`` and judges with ``_emit_ruling`` and ``_unseen_turn``)."""
+
+    ref: Referee
+
+    def _may_come_to_turn_up(self, missed: int) -> bool:
+        """Whether every hand holds nine cards under the nine-card limit, but for at most
+        ``missed`` cards short (draws the camera missed)."""
+        eng = self.ref.engine
+        s = eng.state
+        return bool(eng.options.hand_limit_nine) and s.drawer < 0 and \
+            sum(NINE - min(n, NINE) for n in s.counts) <= missed
+
+    def _turner_after_passes(self, missed: int) -> int | None:
+        """The seat that turns up cards once every player has passed in turn from here (a
+        pass shows nothing; the passes made already count), after at most ``missed`` draws
+        the camera missed; None if the rules do not come to a turn-up: tried on the engine
+        and taken back."""
+        eng = self.ref.engine
+        turns = draws = 0
+        while self.ref._stage() == "normal" and turns < (missed + 1) * self.ref.players:
+            move = eng.cannot_play(eng.state.turn)
+            if move.action == "draw":
+                if draws == missed:
+                    break
+                draws += 1
+            eng.observe(move)
+            turns += 1
+        turner = eng.state.turn if self.ref._stage() == "turnup" else None
+        for _ in range(turns):
+            eng.undo()
+        return turner
+
+    def _pass_round(self, f: Fact) -> None:
+        """Judge the passes (and the draw missed) that bring the game to its turn-up, each
+        marked as inferred."""
+        while self.ref._stage() == "normal":
+            self._unseen_turn(self.ref.engine.state.turn, f, "every player holds nine cards "
+                              "and a card was turned up")
+
+    def _turned_aside(self, f: Fact) -> None:
+        """A card new to the game laid face up on the Gathered pile: a turned-up card not
+        suitable to be played (ruling *turned-up-onto-the-gathered-pile*), once every
+        player holds nine cards, the draws that filled the hands unseen or not; anything
+        else laid there is no move. (At a brisk 2011-book table with three players, Player
+        1 drew four times in 30 frames while the others passed, and two draws were taken
+        for the one before seen again.)"""
+        missed = self.ref.players * NINE
+        if self.ref._stage() == "normal" and self._may_come_to_turn_up(missed) \
+                and self._turner_after_passes(missed) is not None:
+            self._pass_round(f)
+        if self.ref._stage() == "turnup":
+            self._emit_ruling(Move(self.ref.engine.state.turn, "turnup", (f.card,)), f, False)
+
+    def _turned_up_to_play(self, f: Fact, hand: int | None) -> bool:
+        """Turn up ``f``'s card, laid on the ring, before it is judged as played: while
+        cards are being turned up; or when every player holds nine cards and the hand that
+        laid it stopped at the stock just before (``Fact.at_stock``: nobody may draw) and
+        is the turner's, once every player has passed (after at most one draw missed). Ruling
+        *a-stopped-hand-at-a-nine-card-stock-turns-up*: a player who may not draw has no
+        other business at the stock."""
+        stage = self.ref._stage()
+        if stage == "normal" and f.at_stock and hand is not None \
+                and self._may_come_to_turn_up(1) and self._turner_after_passes(1) == hand:
+            self._pass_round(f)
+        elif stage != "turnup":
+            return False
+        self._emit_ruling(Move(self.ref.engine.state.turn, "turnup", (f.card,)), f, False)
+        return True

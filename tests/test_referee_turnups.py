@@ -1,0 +1,83 @@
+"""Kendra Kari's 2011 turn-ups at a camera table: every player holds nine cards and none can
+play, so the player who last came to nine turns up cards from the stock. No pass shows;
+ruling *turned-up-onto-the-gathered-pile*: an unsuitable card is laid face up on the
+Gathered pile, the suitable one is taken into the hand and laid on the ring."""
+
+from __future__ import annotations
+
+import pytest
+from referee_show import KK, TableShow
+
+from companion.record import simulate, table_view
+from companion.referee import Referee
+
+BOOK_2011 = {"hand_limit_nine": True, "play_drawn_card": False, "first_play_2011": True}
+
+
+def _turn_up_games() -> list[int]:
+    """Three-player 2011-book games (seeds 170-199) that come to a turn-up; one turns up an
+    unsuitable card first (turn-ups are rare: none in 400 games of four to six players)."""
+    return [seed for seed in range(170, 200) if any(
+        m.action == "turnup" for m in simulate("kendra-kari", 3, BOOK_2011, seed).moves)]
+
+
+def _shown(seed: int, unseen_draws: int = 0) -> tuple[list, TableShow]:
+    """The game shown with its hands (passes show nothing, nor the last ``unseen_draws``
+    draws before the first turn-up): the record's moves and the show."""
+    moves = list(table_view(simulate("kendra-kari", 3, BOOK_2011, seed)).moves)
+    first = next(i for i, m in enumerate(moves) if m.action == "turnup")
+    draws = [i for i in range(first) if moves[i].action == "draw"]
+    missed = draws[len(draws) - unseen_draws:] if unseen_draws else []
+    show = TableShow(Referee("kendra-kari", 3, BOOK_2011))
+    for i, (move, after) in enumerate(zip(moves, moves[1:] + [None])):
+        if move.action != "pass" and i not in missed:
+            show.kendra_kari(move, hands=True, after=after)
+    return moves, show
+
+
+def test_two_games_come_to_turn_ups_one_with_a_card_turned_aside():
+    seeds = _turn_up_games()
+    assert len(seeds) == 2
+    turned = [m for m in simulate("kendra-kari", 3, BOOK_2011, seeds[1]).moves
+              if m.action == "turnup"]
+    assert len(turned) == 2  # (the first is unsuitable)
+
+
+@pytest.mark.parametrize("seed", [174, 179])
+def test_a_round_of_passes_and_the_turn_ups_are_followed(seed):
+    """The turn-up shows the passes no camera sees: every player held nine cards and
+    passed. A card new to the game face up on the Gathered pile was turned up and was not
+    suitable; the card the turner's hand lays on the ring, the hand having stopped at the
+    stock, was turned up and played "as though it were a card from their hand"."""
+    moves, show = _shown(seed)
+    judged = [r.move for r in show.ref.rulings()]
+    assert judged == moves
+    assert not [o for o in show.ref.outputs if o.kind in ("question", "desync")]
+    assert any(o.ruling and o.ruling.move.action == "turnup" and o.ruling.events
+               and "turns up" in o.ruling.events[0].text for o in show.ref.outputs)
+
+
+def test_a_turn_up_shows_the_draws_the_camera_missed_before_it():
+    """The last two draws before the turn-up unseen (at a brisk 2011-book table with three
+    players, Player 1 drew four times in 30 frames while the others passed, and two draws
+    were taken for the one before seen again): the turner's hand stopped at the stock is
+    taken for one of them, and the card turned aside shows that every hand came to nine,
+    so the other is put back (marked as inferred) before the passes."""
+    moves, show = _shown(179, unseen_draws=2)
+    assert [r.move for r in show.ref.rulings()] == moves
+    assert any(o.kind == "draw" and "must have drawn" in o.text for o in show.ref.outputs)
+
+
+def test_a_card_on_the_gathered_pile_is_no_move_without_the_nine_card_limit():
+    """By the 2015 book a player who cannot play draws, so nobody turns cards up: a card
+    seen on the Gathered pile decides nothing."""
+    moves = list(table_view(simulate("kendra-kari", 3, {}, 179)).moves)
+    show = TableShow(Referee("kendra-kari", 3))
+    for move in moves[:10]:
+        show.kendra_kari(move, hands=True)
+    before = [r.move for r in show.ref.rulings()]
+    unplayed = next(c for c in simulate("kendra-kari", 3, {}, 179).deal["stock"][::-1]
+                    if all(c not in [x.id for x in m.cards] for m in moves[:10]))
+    from companion.cards import Card
+    show.reach(0, KK.zone("gathered").center_mm, lay=Card.parse(unplayed))
+    assert [r.move for r in show.ref.rulings()] == before == moves[:10]
