@@ -35,3 +35,26 @@ def test_a_hands_blob_is_the_hand_last_seen_on_it_not_the_one_nearest_its_middle
     x, y = arms.active[0].tips[-1][2:]
     assert np.hypot(x - 380.0, y - 145.0) < 15  # Player 1's hand, at the stroke's far end
     assert len(arms.active[1].tips) == 1  # Player 2's hand was not seen again
+
+
+def test_a_hand_seen_a_moment_ago_is_likelier_the_one_moving_than_a_hand_at_rest():
+    """Player 2's hand comes in from the left and rests; Player 1's arm comes in from the
+    bottom, moving a little each frame. Then only a moving hand shows, with no arm: a blob
+    lying over Player 2's resting place of three frames before and a few millimetres from
+    Player 1's place of a frame before. It is Player 1's hand moving on."""
+    arms = ArmWatcher((594.0, 420.0), SIX_SEATS, (100.0, 210.0))
+    arms.update(_moving(((0.0, 300.0), (200.0, 300.0)), ((330.0, 420.0), (262.0, 330.0))),
+                1, 0.05)
+    arms.update(_moving(((330.0, 420.0), (248.0, 320.0))), 2, 0.10)
+    arms.update(_moving(((330.0, 420.0), (236.0, 312.0))), 3, 0.15)
+    assert set(arms.active) == {0, 1}
+    resting = np.array(arms.active[1].tips[-1][2:])
+    moving = np.array(arms.active[0].tips[-1][2:])
+    hand = _moving((tuple(resting + (0.0, -50.0)), tuple(resting)))
+    ys, xs = np.nonzero(hand.mask)
+    gaps = [float(np.min(np.hypot(xs / PX_PER_MM - x, ys / PX_PER_MM - y)))
+            for x, y in (resting, moving)]
+    assert gaps[0] < 2 and 2 < gaps[1] < 20  # Player 2's place lies on it, Player 1's near
+    arms.update(hand, 4, 0.20)
+    assert arms.active[0].tips[-1][0] == 4
+    assert arms.active[1].tips[-1][0] == 1
