@@ -8,8 +8,10 @@ from __future__ import annotations
 import pytest
 from referee_show import KK, TableShow
 
+from companion.cards import Card
 from companion.record import simulate, table_view
 from companion.referee import Referee
+from companion.vision.track import TrackEvent
 
 BOOK_2011 = {"hand_limit_nine": True, "play_drawn_card": False, "first_play_2011": True}
 
@@ -53,8 +55,11 @@ def test_a_round_of_passes_and_the_turn_ups_are_followed(seed):
     judged = [r.move for r in show.ref.rulings()]
     assert judged == moves
     assert not [o for o in show.ref.outputs if o.kind in ("question", "desync")]
-    assert any(o.ruling and o.ruling.move.action == "turnup" and o.ruling.events
-               and "turns up" in o.ruling.events[0].text for o in show.ref.outputs)
+    events = [e for o in show.ref.outputs if o.ruling for e in o.ruling.events]
+    told = [e.text for e in events if e.kind == "turnup" and e.announce]
+    assert len(told) == 1 and "face up on the Gathered pile" in told[0]  # (where to lay them)
+    assert sum(e.kind == "turnup" and not e.announce for e in events) == \
+        sum(m.action == "turnup" for m in moves)
 
 
 def test_a_turn_up_shows_the_draws_the_camera_missed_before_it():
@@ -78,6 +83,40 @@ def test_a_card_on_the_gathered_pile_is_no_move_without_the_nine_card_limit():
     before = [r.move for r in show.ref.rulings()]
     unplayed = next(c for c in simulate("kendra-kari", 3, {}, 179).deal["stock"][::-1]
                     if all(c not in [x.id for x in m.cards] for m in moves[:10]))
-    from companion.cards import Card
     show.reach(0, KK.zone("gathered").center_mm, lay=Card.parse(unplayed))
     assert [r.move for r in show.ref.rulings()] == before == moves[:10]
+
+
+def test_a_turned_up_card_not_named_on_the_gathered_pile_is_asked_about():
+    """The card turned aside read unsure (a deck the model never saw): while every player
+    holds nine cards it is asked about, and the answer judges the turn-up. (On a brisk
+    three-player film with the Mughal deck three of four cards turned aside went unjudged,
+    their doubts dropped as a pile's.)"""
+    moves = list(table_view(simulate("kendra-kari", 3, BOOK_2011, 179)).moves)
+    first = next(i for i, m in enumerate(moves) if m.action == "turnup")
+    show = TableShow(Referee("kendra-kari", 3, BOOK_2011))
+    for move in moves[:first]:
+        if move.action != "pass":
+            show.kendra_kari(move, hands=True)
+    card = moves[first].cards[0]
+    show._tick(moves[first].player)
+    show.reach(moves[first].player, KK.zone("gathered").center_mm)
+    doubt = TrackEvent("unsure", None, KK.zone("gathered").center_mm, "gathered", 0.4,
+                       show.frame - 5, show.frame, show.t, 91,
+                       candidates=((card.id, 0.4), (Card.parse("barat-8").id, 0.3)))
+    (asked,) = show.ref.observe([doubt], show.frame, show.t)
+    assert asked.kind == "unsure" and asked.choices[0] == card.id
+    assert show.ref.waiting_for == "gathered"
+    show.ref.confirm(card.id, "gathered", show.frame + 100, show.t + 5)
+    assert [r.move for r in show.ref.rulings()] == moves[:first + 1]
+
+
+def test_a_doubt_about_the_gathered_pile_long_before_a_turn_up_is_not_asked():
+    moves = list(table_view(simulate("kendra-kari", 3, BOOK_2011, 179)).moves)
+    show = TableShow(Referee("kendra-kari", 3, BOOK_2011))
+    for move in moves[:6]:
+        if move.action != "pass":
+            show.kendra_kari(move, hands=True)
+    doubt = TrackEvent("unsure", None, KK.zone("gathered").center_mm, "gathered", 0.4,
+                       show.frame - 5, show.frame, show.t, 91, candidates=(("barat-8", 0.4),))
+    assert show.ref.observe([doubt], show.frame, show.t) == []

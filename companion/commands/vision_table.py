@@ -421,7 +421,7 @@ def _referee_line(o) -> str:
         verdict = o.ruling.verdict.value.upper()
         line = f"{stamp} {verdict:12} {o.ruling.move}"
         if o.assumed:
-            line += "  (assumed; see the question above)"
+            line += "  (assumed: see the question or note above)"
         texts = [e.text.upper() if e.announce else e.text for e in o.ruling.events]
         if o.ruling.reason:
             texts.insert(0, o.ruling.reason)

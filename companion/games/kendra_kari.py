@@ -95,6 +95,7 @@ from companion.games.kendra_kari_rules import (  # noqa: F401  (re-exported for 
     ev_fewest,
     ev_play,
     ev_start,
+    ev_turn_ups,
     ev_win,
     matches,
     next_seat,
@@ -403,8 +404,7 @@ def _pass(state: State, move: Move, cards: tuple[int, ...]) -> tuple[State, list
     passes = state.passes + 1
     if passes >= state.players:
         turner = state.last_ninth if state.last_ninth >= 0 else next_seat(state, seat)
-        events.append(announcement("turnup", "Every player holds nine cards and none can "
-                                   f"play: {seat_name(turner)} turns up cards from the stock"))
+        events.append(ev_turn_ups(turner))
         return state._replace(stage=Stage.TURNUP, turn=turner, passes=0), events
     return state._replace(turn=next_seat(state, seat), passes=passes), events
 

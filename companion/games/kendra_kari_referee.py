@@ -381,9 +381,7 @@ class TableReferee:
         claim = f"{seat_name(seat)} says they cannot play; the table cannot see their hand"
         if s.passes + 1 >= self.players:
             turner = s.last_ninth if s.last_ninth >= 0 else kk.next_seat(self, seat)
-            events.append(announcement("turnup", "Every player holds nine cards and none can "
-                                       f"play: {seat_name(turner)} turns up cards from the "
-                                       "stock"))
+            events.append(kk.ev_turn_ups(turner))
             return (Verdict.UNVERIFIABLE, claim,
                     s._replace(stage=TURNUP, turn=turner, passes=0), events)
         return (Verdict.UNVERIFIABLE, claim,

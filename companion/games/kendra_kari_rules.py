@@ -179,6 +179,15 @@ def ev_start(seat: int, first: int, second: int | None) -> list[Event]:
     return [announcement("phase", text, seat, cards)]
 
 
+def ev_turn_ups(turner: int) -> Event:
+    """2011 footnote: "The player who most recently acquired their ninth card takes another
+    card from the stock and places it face-up on the table" (where: ruling
+    *turned-up-onto-the-gathered-pile*)."""
+    return announcement("turnup", "Every player holds nine cards and none can play: "
+                        f"{seat_name(turner)} turns up cards from the stock, laying each "
+                        "that cannot be played face up on the Gathered pile")
+
+
 def ev_win(seat: int) -> Event:
     return announcement("win", f"{seat_name(seat)} wins", seat)
 

@@ -61,6 +61,7 @@ from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.misread import OFFERED, Misreadings
 from companion.referee.stream import news
+from companion.referee.turnups import turned_aside_here
 from companion.referee.unseen import Unseen
 from companion.referee.values import (
     Derivation,
@@ -214,7 +215,7 @@ class Referee(Answers, Unseen, Misreadings):
                 and (named := named_by_elimination(ev, self._played_elsewhere(ev))) is not None:
             return self._name_by_elimination(ev, named)
         if ev.kind == "unsure":
-            if not ev.zone or not self.is_move_zone(ev.zone):
+            if not self.is_move_zone(ev.zone) and not turned_aside_here(self, ev.zone, True):
                 return []  # a doubt about a pile or off the zones decides no move: not asked
             why = self._expected(ev)
             choices, because = self.choices_for(ev, why), dict(why)
@@ -277,7 +278,7 @@ class Referee(Answers, Unseen, Misreadings):
                 stack.remove(card)
                 return self._doubt(ev, card, why)
             return []  # the same card seen again (swept up with the others): no new move
-        if not self.is_move_zone(ev.zone) and not self._turned_up_there(ev.zone):
+        if not self.is_move_zone(ev.zone) and not turned_aside_here(self, ev.zone):
             return []
         return self._add_seen(ev, "laid", card)
 
@@ -378,12 +379,6 @@ class Referee(Answers, Unseen, Misreadings):
         if self.shared:
             return zone not in ("stock", "gathered")
         return not zone.startswith("won")
-
-    def _turned_up_there(self, zone: str) -> bool:
-        """Whether a new card seen on ``zone`` may be a turned-up card laid aside: the
-        Gathered pile, under the 2011 book's nine-card limit (``referee.turnups``)."""
-        return self.shared and zone == "gathered" and \
-            bool(getattr(self.options, "hand_limit_nine", False))
 
     # ---- judging -----------------------------------------------------------------------
 

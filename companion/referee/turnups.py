@@ -25,6 +25,18 @@ if TYPE_CHECKING:
     from companion.referee.values import Fact
 
 
+def turned_aside_here(ref: Referee, zone: str | None, unsure: bool = False) -> bool:
+    """Whether a card new to the game seen on ``zone`` may be a turned-up card laid aside:
+    the Gathered pile, under the nine-card limit. A card not named (``unsure``) is asked
+    about only while cards are being turned up or every hand holds nine but for a draw
+    missed: a doubt about the pile at other times would hold the game up for nothing."""
+    if not (ref.shared and zone == "gathered" and ref.options.hand_limit_nine):
+        return False
+    s = ref.engine.state
+    return not unsure or ref._stage() == "turnup" or \
+        (ref._stage() == "normal" and sum(NINE - min(n, NINE) for n in s.counts) <= 1)
+
+
 class TurnUps:
     """The turn-up rulings of :class:`~companion.referee.judges.KendraKariJudge` (a mixin:
     it holds ``ref`` and judges with ``_emit_ruling`` and ``_unseen_turn``)."""
@@ -63,8 +75,8 @@ class TurnUps:
         """Judge the passes (and the draw missed) that bring the game to its turn-up, each
         marked as inferred."""
         while self.ref._stage() == "normal":
-            self._unseen_turn(self.ref.engine.state.turn, f, "every player holds nine cards "
-                              "and a card was turned up")
+            self._unseen_turn(self.ref.engine.state.turn, f,
+                              "a card was turned up, so every hand came to nine")
 
     def _turned_aside(self, f: Fact) -> None:
         """A card new to the game laid face up on the Gathered pile: a turned-up card not
