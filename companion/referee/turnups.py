@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from companion.referee.values import Fact
 
 
+def short_of_nine(ref: Referee) -> int:
+    """How many cards the hands lack, all told, to hold nine each."""
+    return sum(NINE - min(n, NINE) for n in ref.engine.state.counts)
+
+
 def turned_aside_here(ref: Referee, zone: str | None, unsure: bool = False) -> bool:
     """Whether a card new to the game seen on ``zone`` may be a turned-up card laid aside:
     the Gathered pile, under the nine-card limit. A card not named (``unsure``) is asked
@@ -32,9 +37,8 @@ def turned_aside_here(ref: Referee, zone: str | None, unsure: bool = False) -> b
     missed: a doubt about the pile at other times would hold the game up for nothing."""
     if not (ref.shared and zone == "gathered" and ref.options.hand_limit_nine):
         return False
-    s = ref.engine.state
-    return not unsure or ref._stage() == "turnup" or \
-        (ref._stage() == "normal" and sum(NINE - min(n, NINE) for n in s.counts) <= 1)
+    stage = ref._stage()
+    return not unsure or stage == "turnup" or (stage == "normal" and short_of_nine(ref) <= 1)
 
 
 class TurnUps:
@@ -47,9 +51,8 @@ class TurnUps:
         """Whether every hand holds nine cards under the nine-card limit, but for at most
         ``missed`` cards short (draws the camera missed)."""
         eng = self.ref.engine
-        s = eng.state
-        return bool(eng.options.hand_limit_nine) and s.drawer < 0 and \
-            sum(NINE - min(n, NINE) for n in s.counts) <= missed
+        return bool(eng.options.hand_limit_nine) and eng.state.drawer < 0 and \
+            short_of_nine(self.ref) <= missed
 
     def _turner_after_passes(self, missed: int) -> int | None:
         """The seat that turns up cards once every player has passed in turn from here (a

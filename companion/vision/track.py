@@ -44,9 +44,8 @@ from companion.vision.track_views import (
 # A reading's crop is a picture of the card if this much of the card is in view (the
 # detector's ``visible``: not covered by another card)
 WHOLE = 0.9
-# Pictures kept of cards gone from the table, for answers that come after the card has gone:
-# answered three seconds late, the real-art Ganjifa film's tricks were gathered first, and
-# without them 6 of its 120 cards were learnt (112 with them)
+# Pictures of cards gone from the table, for answers that come after the card has gone (answered
+# 3 s late, the real-art Ganjifa film's tricks went first: 6 of 120 learnt without them, 112 with)
 GONE_PICTURES = 64
 # A card unseen this long under a hand may have been swapped for another (track_views.unlike)
 HIDDEN_FRAMES = 30
@@ -258,7 +257,8 @@ class TableTracker:
             o = matched.get(t.id)
             if o is not None:
                 center, label, conf, topk, evidence, crop = o
-                t.hidden |= frame_index - t.last_seen > HIDDEN_FRAMES
+                if frame_index - t.last_seen > HIDDEN_FRAMES:  # (*a-doubt-lapses-unseen*)
+                    t.hidden, t.doubt = True, 0
                 t.center = 0.7 * t.center + 0.3 * np.asarray(center, float)
                 t.last_seen, t.missed = frame_index, 0
                 kept = None

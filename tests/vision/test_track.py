@@ -391,3 +391,23 @@ def test_a_card_seen_as_two_tracks_is_not_removed_while_one_still_holds_it():
     assert [e.kind for e in events] == ["appeared", "appeared"]
     # a card taken away for good still goes
     assert [e.kind for e in run(tr, [[]] * 6, start=18)] == ["removed", "cleared"]
+
+
+def test_a_doubt_begun_before_a_card_went_unseen_for_long_does_not_date_the_next_card():
+    """Ruling *a-doubt-lapses-unseen*: a hand comes and goes, the card is read in doubt
+    for four frames, then hands keep the spot covered for 40 frames, and the next card is
+    read there, in doubt too. It was laid when its readings began, not when that doubt began: on a
+    three-player 2011-book film the Shamsher 3 "lay" on Position 2 from before the new
+    phase's two cards, and the phase was judged illegal."""
+    tr = TableTracker(LAYOUT, stable_frames=5, remove_frames=8)
+    old = [(POS["pos2"], Reading("cheng-5", conf=0.95))]
+    doubt = [(POS["pos2"], Reading("cheng-4", conf=0.55, topk=(("cheng-4", 0.55),
+                                                               ("cheng-3", 0.3))))]
+    new = [(POS["pos2"], Reading("shamsher-3", conf=0.5, topk=(("shamsher-3", 0.5),
+                                                               ("shamsher-2", 0.3))))]
+    still, hand = still_and_hand_over("pos2")
+    frames = [old] * 6 + [[]] + [doubt] * 4 + [[]] * 40 + [new] * 8
+    motion = [still] * 6 + [hand] + [still] * 4 + [hand] * 40 + [still] * 8
+    events = run(tr, frames, start=100, motion=motion)
+    assert [(e.kind, e.card_id) for e in events] == [("appeared", "cheng-5"), ("unsure", None)]
+    assert events[1].since >= 150  # (its readings began at 151; the doubt at 110)
