@@ -111,12 +111,16 @@ class TableShow:
         """A 2011 turn-up (ruling *turned-up-onto-the-gathered-pile*): the turner's hand
         stops at the stock and takes its top card; an unsuitable one (``aside``) is laid
         face up on the Gathered pile, a suitable one is laid by the next move."""
-        stock = np.array(KK.zone("stock").center_mm)
-        edge = self.edge(move.player)
-        path = [edge + (stock - edge) * f for f in np.linspace(0.2, 1, 6)]
-        self.arm(move.player, path + path[::-1])  # (seen twice over the stock: it stopped)
+        self.stop_at_stock(move.player)
         if aside:
             self.reach(move.player, KK.zone("gathered").center_mm, lay=move.cards[0])
+
+    def stop_at_stock(self, seat: int) -> None:
+        """The seat's hand goes to the stock, stops there (seen twice over it), and back."""
+        stock = np.array(KK.zone("stock").center_mm)
+        edge = self.edge(seat)
+        path = [edge + (stock - edge) * f for f in np.linspace(0.2, 1, 6)]
+        self.arm(seat, path + path[::-1])
 
     def over_the_stock_to(self, card: Card, zone: str) -> None:
         """Player 2 (beside the stock) reaches 70 mm in over the stock, goes 65 mm back,

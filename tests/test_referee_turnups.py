@@ -120,3 +120,25 @@ def test_a_doubt_about_the_gathered_pile_long_before_a_turn_up_is_not_asked():
     doubt = TrackEvent("unsure", None, KK.zone("gathered").center_mm, "gathered", 0.4,
                        show.frame - 5, show.frame, show.t, 91, candidates=(("barat-8", 0.4),))
     assert show.ref.observe([doubt], show.frame, show.t) == []
+
+
+@pytest.mark.parametrize("players,seed", [(3, 115), (4, 162)])
+def test_a_player_who_drew_to_nine_and_plays_from_the_hand_after_a_round_turned_nothing_up(
+        players, seed):
+    """By the 2011 book a player who drew their ninth card plays from the hand on their next
+    turn, the others having passed: their hand stopped at the stock to draw, which is no
+    turn-up. (On a brisk four-player 2011-book film, seed 162, a round of passes and a
+    turn-up nobody made were judged, taking the hand's own draw for a sign of one.)"""
+    moves = list(table_view(simulate("kendra-kari", players, BOOK_2011, seed)).moves)
+    at = next(i for i in range(len(moves) - players) if moves[i].action == "draw"
+              and all(m.action == "pass" for m in moves[i + 1:i + players])
+              and moves[i + players].player == moves[i].player
+              and moves[i + players].action == "play")
+    show = TableShow(Referee("kendra-kari", players, BOOK_2011))
+    for move in moves[:at + players + 1]:
+        if move.action == "draw":
+            show._tick(move.player)
+            show.stop_at_stock(move.player)
+        elif move.action != "pass":
+            show.kendra_kari(move, hands=True)
+    assert [r.move for r in show.ref.rulings()] == moves[:at + players + 1]

@@ -74,6 +74,7 @@ class KendraKariJudge(DrawInference, TurnUps):
         self.held_draw: tuple[int, Fact] | None = None
         self.from_hand: dict[int, list[Fact]] = {}  # seat -> its single cards from the hand
         self.went_out: set[int] = set()  # seats the players said went out (``_went_on``)
+        self.no_draw: tuple[int, Fact] | None = None  # the last hand at the stock not drawing
 
     def _emit_ruling(self, move: Move, fact: Fact, assumed: bool,
                      replaces: RefereeOutput | None = None) -> None:
@@ -139,7 +140,8 @@ class KendraKariJudge(DrawInference, TurnUps):
                 return
             if f.source == "hand" and (self.ref._stage() != "normal"
                                        or eng.cannot_play(seat).action == "pass"):
-                return  # a hand near the stock with no draw to make (nine cards): passing by
+                self.no_draw = (seat, f)  # (passing by, or turning a card up: ``TurnUps``)
+                return  # a hand near the stock with no draw to make (nine cards)
             if f.source == "hand" and seat != s.turn:
                 if self._draws_before(seat) == 0 and self._unseen_draws(
                         f, seat, 0, "drew next") is not None:

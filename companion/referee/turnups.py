@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from companion.referee import Referee
     from companion.referee.values import Fact
 
+# A hand seen at the stock with no draw to make this many frames (3 s at 30 fps) before it
+# lays a card may have turned that card up (``TurnUps._turned_up_to_play``)
+TAKEN_FRAMES = 90
+
 
 def short_of_nine(ref: Referee) -> int:
     """How many cards the hands lack, all told, to hold nine each."""
@@ -46,6 +50,8 @@ class TurnUps:
     it holds ``ref`` and judges with ``_emit_ruling`` and ``_unseen_turn``)."""
 
     ref: Referee
+    no_draw: tuple[int, Fact] | None  # the last hand at the stock with no draw to make
+    last: tuple[Move, Fact, int] | None  # the last move judged
 
     def _may_come_to_turn_up(self, missed: int) -> bool:
         """Whether every hand holds nine cards under the nine-card limit, but for at most
@@ -98,12 +104,16 @@ class TurnUps:
     def _turned_up_to_play(self, f: Fact, hand: int | None) -> bool:
         """Turn up ``f``'s card, laid on the ring, before it is judged as played: while
         cards are being turned up; or when every player holds nine cards and the hand that
-        laid it stopped at the stock just before (``Fact.at_stock``: nobody may draw) and
-        is the turner's, once every player has passed (after at most one draw missed). Ruling
-        *a-stopped-hand-at-a-nine-card-stock-turns-up*: a player who may not draw has no
-        other business at the stock."""
+        laid it was seen at the stock with no draw to make (``no_draw``) since the last
+        move and is the turner's, once every player has passed (after at most one draw missed).
+        Ruling *a-hand-at-a-nine-card-stock-turns-up*: a player who may not draw has no
+        other business at the stock. (A hand's own draw seen there before is no sign: by
+        the 2011 book Player 1, who drew to nine, the others passing, then played the card
+        from the hand, and a round of passes and a turn-up were judged that nobody made.)"""
         stage = self.ref._stage()
-        if stage == "normal" and f.at_stock and hand is not None \
+        took, last = self.no_draw, self.last[1].when if self.last is not None else -1
+        if stage == "normal" and took is not None and took[0] == hand \
+                and last < took[1].frame and f.when - took[1].frame <= TAKEN_FRAMES \
                 and self._may_come_to_turn_up(1) and self._turner_after_passes(1) == hand:
             self._pass_round(f)
         elif stage != "turnup":
