@@ -9,8 +9,9 @@ a player's last card by the count).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.games.base import Move, Verdict, seat_name
 from companion.games.kendra_kari_rules import next_seat
@@ -91,9 +92,19 @@ class DrawInference:
         taken back. A player holding nine cards under the 2011 limit passes instead
         (``cannot_play``): no camera sees a pass, so passes are not counted in ``most``."""
         eng = self.ref.engine
+        return self._tried_unseen(most, 2 * self.ref.players,
+                                  lambda: eng.state.turn == until, lambda: None)[0]
+
+    def _tried_unseen(self, most: int, limit: int, done: Callable[[], bool],
+                      at_end: Callable[[], Any]) -> tuple[list[int], Any]:
+        """Unseen turns (``cannot_play``: a draw missed, or a pass under the nine-card limit)
+        tried on the engine in turn order until ``done()``, at most ``most`` draws and
+        ``limit`` turns, then taken back: whose turn it was after each, and ``at_end()``
+        as the engine stood after the last."""
+        eng = self.ref.engine
         turns: list[int] = []
         draws = 0
-        while eng.state.turn != until and len(turns) < 2 * self.ref.players:
+        while not done() and len(turns) < limit:
             move = eng.cannot_play(eng.state.turn)
             if move.action == "draw":
                 if draws == most:
@@ -101,9 +112,10 @@ class DrawInference:
                 draws += 1
             eng.observe(move)
             turns.append(eng.state.turn)
+        end = at_end()
         for _ in turns:
             eng.undo()
-        return turns
+        return turns, end
 
     def _draws_before(self, hand: int) -> int:
         """How many players, in the direction of play from the one to play, would have drawn

@@ -15,7 +15,8 @@ suitable one is taken from the stock and laid on the ring as a card from the han
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from companion.games.base import Move
 from companion.games.kendra_kari_rules import NINE
@@ -52,6 +53,7 @@ class TurnUps:
     ref: Referee
     no_draw: tuple[int, Fact] | None  # the last hand at the stock with no draw to make
     last: tuple[Move, Fact, int] | None  # the last move judged
+    _tried_unseen: Callable[..., tuple[list[int], Any]]  # (``DrawInference``)
 
     def _may_come_to_turn_up(self, missed: int) -> bool:
         """Whether every hand holds nine cards under the nine-card limit, but for at most
@@ -65,20 +67,10 @@ class TurnUps:
         pass shows nothing; the passes made already count), after at most ``missed`` draws
         the camera missed; None if the rules do not come to a turn-up: tried on the engine
         and taken back."""
-        eng = self.ref.engine
-        turns = draws = 0
-        while self.ref._stage() == "normal" and turns < (missed + 1) * self.ref.players:
-            move = eng.cannot_play(eng.state.turn)
-            if move.action == "draw":
-                if draws == missed:
-                    break
-                draws += 1
-            eng.observe(move)
-            turns += 1
-        turner = eng.state.turn if self.ref._stage() == "turnup" else None
-        for _ in range(turns):
-            eng.undo()
-        return turner
+        ref = self.ref
+        return self._tried_unseen(
+            missed, (missed + 1) * ref.players, lambda: ref._stage() != "normal",
+            lambda: ref.engine.state.turn if ref._stage() == "turnup" else None)[1]
 
     def _pass_round(self, f: Fact) -> None:
         """Judge the passes (and the draw missed) that bring the game to its turn-up, each
