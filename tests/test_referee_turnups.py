@@ -142,3 +142,22 @@ def test_a_player_who_drew_to_nine_and_plays_from_the_hand_after_a_round_turned_
         elif move.action != "pass":
             show.kendra_kari(move, hands=True)
     assert [r.move for r in show.ref.rulings()] == moves[:at + players + 1]
+
+
+def test_a_card_turned_aside_onto_the_backs_was_laid_when_its_face_was_first_read():
+    """The tracker reads a face on the Gathered pile's backs with no hand in its crops as
+    the pile's top card turned over (*no-back-turns-by-itself*), lying there since the
+    first back: the card turned aside is dated when its face was first read."""
+    moves = list(table_view(simulate("kendra-kari", 3, BOOK_2011, 179)).moves)
+    first = next(i for i, m in enumerate(moves) if m.action == "turnup")
+    show = TableShow(Referee("kendra-kari", 3, BOOK_2011))
+    for move in moves[:first]:
+        if move.action != "pass":
+            show.kendra_kari(move, hands=True)
+    show._tick(moves[first].player)
+    show.reach(moves[first].player, KK.zone("gathered").center_mm)
+    card = moves[first].cards[0]
+    seen = TrackEvent("appeared", card.id, KK.zone("gathered").center_mm, "gathered", 0.99,
+                      show.frame - 5, show.frame, show.t, 91, since=20)  # (the first back)
+    show.ref.observe([seen], show.frame, show.t)
+    assert [r.move for r in show.ref.rulings()] == moves[:first + 1]

@@ -61,7 +61,7 @@ from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.misread import OFFERED, Misreadings
 from companion.referee.stream import news
-from companion.referee.turnups import turned_aside_here
+from companion.referee.turnups import dated_on_the_pile, turned_aside_here
 from companion.referee.unseen import Unseen
 from companion.referee.values import (
     Derivation,
@@ -210,6 +210,7 @@ class Referee(Answers, Unseen, Misreadings):
         return self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
 
     def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
+        ev = dated_on_the_pile(self, ev)
         if ev.kind == "unsure" and self.by_elimination and self.is_move_zone(ev.zone) \
                 and not self._seen_there(ev) and not self._doubt_over_own_card(ev) \
                 and (named := named_by_elimination(ev, self._played_elsewhere(ev))) is not None:

@@ -16,6 +16,7 @@ suitable one is taken from the stock and laid on the ring as a card from the han
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from companion.games.base import Move
@@ -24,6 +25,7 @@ from companion.games.kendra_kari_rules import NINE
 if TYPE_CHECKING:
     from companion.referee import Referee
     from companion.referee.values import Fact
+    from companion.vision.track_event import TrackEvent
 
 # A hand seen at the stock with no draw to make this many frames (3 s at 30 fps) before it
 # lays a card may have turned that card up (``TurnUps._turned_up_to_play``)
@@ -44,6 +46,18 @@ def turned_aside_here(ref: Referee, zone: str | None, unsure: bool = False) -> b
         return False
     stage = ref._stage()
     return not unsure or stage == "turnup" or (stage == "normal" and short_of_nine(ref) <= 1)
+
+
+def dated_on_the_pile(ref: Referee, ev: TrackEvent) -> TrackEvent:
+    """``ev`` with a card seen face up on the Gathered pile laid when its face was first
+    read, where turn-ups may come: the pile is of backs, and a face read on it is a card
+    laid on them, not a back turned over by itself (the tracker's ruling
+    *no-back-turns-by-itself* dates such a card from the first back). On a brisk
+    three-player film the first card turned aside "lay there" since the first bridge was
+    gathered, 750 frames before, was judged at that new phase, and was lost."""
+    if ev.kind in ("appeared", "unsure") and turned_aside_here(ref, ev.zone):
+        return replace(ev, since=ev.first_frame)
+    return ev
 
 
 class TurnUps:
