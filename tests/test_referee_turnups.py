@@ -87,20 +87,28 @@ def test_a_card_on_the_gathered_pile_is_no_move_without_the_nine_card_limit():
     assert [r.move for r in show.ref.rulings()] == before == moves[:10]
 
 
-def test_a_turned_up_card_not_named_on_the_gathered_pile_is_asked_about():
-    """The card turned aside read unsure (a deck the model never saw): while every player
-    holds nine cards it is asked about, and the answer judges the turn-up. (On a brisk
-    three-player film with the Mughal deck three of four cards turned aside went unjudged,
-    their doubts dropped as a pile's.)"""
-    moves = list(table_view(simulate("kendra-kari", 3, BOOK_2011, 179)).moves)
+def _to_the_gathered_pile(seed: int) -> tuple[list, int, TableShow]:
+    """The game shown with its hands up to its first turn-up, the turner's hand then
+    reaching to the Gathered pile (the card it lays there not yet seen): the moves, the
+    turn-up's index and the show."""
+    moves = list(table_view(simulate("kendra-kari", 3, BOOK_2011, seed)).moves)
     first = next(i for i, m in enumerate(moves) if m.action == "turnup")
     show = TableShow(Referee("kendra-kari", 3, BOOK_2011))
     for move in moves[:first]:
         if move.action != "pass":
             show.kendra_kari(move, hands=True)
-    card = moves[first].cards[0]
     show._tick(moves[first].player)
     show.reach(moves[first].player, KK.zone("gathered").center_mm)
+    return moves, first, show
+
+
+def test_a_turned_up_card_not_named_on_the_gathered_pile_is_asked_about():
+    """The card turned aside read unsure (a deck the model never saw): while every player
+    holds nine cards it is asked about, and the answer judges the turn-up. (On a brisk
+    three-player film with the Mughal deck three of four cards turned aside went unjudged,
+    their doubts dropped as a pile's.)"""
+    moves, first, show = _to_the_gathered_pile(179)
+    card = moves[first].cards[0]
     doubt = TrackEvent("unsure", None, KK.zone("gathered").center_mm, "gathered", 0.4,
                        show.frame - 5, show.frame, show.t, 91,
                        candidates=((card.id, 0.4), (Card.parse("barat-8").id, 0.3)))
@@ -148,14 +156,7 @@ def test_a_card_turned_aside_onto_the_backs_was_laid_when_its_face_was_first_rea
     """The tracker reads a face on the Gathered pile's backs with no hand in its crops as
     the pile's top card turned over (*no-back-turns-by-itself*), lying there since the
     first back: the card turned aside is dated when its face was first read."""
-    moves = list(table_view(simulate("kendra-kari", 3, BOOK_2011, 179)).moves)
-    first = next(i for i, m in enumerate(moves) if m.action == "turnup")
-    show = TableShow(Referee("kendra-kari", 3, BOOK_2011))
-    for move in moves[:first]:
-        if move.action != "pass":
-            show.kendra_kari(move, hands=True)
-    show._tick(moves[first].player)
-    show.reach(moves[first].player, KK.zone("gathered").center_mm)
+    moves, first, show = _to_the_gathered_pile(179)
     card = moves[first].cards[0]
     seen = TrackEvent("appeared", card.id, KK.zone("gathered").center_mm, "gathered", 0.99,
                       show.frame - 5, show.frame, show.t, 91, since=20)  # (the first back)
