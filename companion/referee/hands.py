@@ -163,9 +163,9 @@ class ArmWatcher:
         for it, Player 2's hand took over Player 1's next blob at the stock, and Player 1's
         draw on another six-player film was lost.) A hand seen a moment ago is likelier
         the one moving than a hand that rested on the spot since: on a brisk, hard
-        three-player film a blob at Position 5 held Player 2's last place of four frames before exactly
-        and Player 3's of a frame before a few millimetres off, and Player 3's card was
-        taken for Player 2's, with a draw nobody made."""
+        three-player film a blob at Position 5 held Player 2's last place of four frames
+        before exactly and Player 3's of a frame before a few millimetres off, and Player
+        3's card was taken for Player 2's, with a draw nobody made."""
         best, best_d = None, (float("inf"), float("inf"))
         mx, my = float(xs.mean()), float(ys.mean())
         for seat, r in self.active.items():
