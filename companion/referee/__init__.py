@@ -55,6 +55,7 @@ from companion.referee.elimination import (
     over_a_played_card,
     seen_there,
 )
+from companion.referee.handfuls import HandfulJudge
 from companion.referee.hands import ArmWatcher, rival
 from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
@@ -78,6 +79,9 @@ from companion.vision.track import TrackEvent
 
 __all__ = ["RING_GRACE_S", "SPOT_GRACE_S", "Referee", "RefereeError", "RefereeOutput"]
 
+# The judge of each game a camera can referee: how its sightings become its moves
+JUDGES = {"kendra-kari": KendraKariJudge, "ganjifa": PerSeatJudge, "hamrang": HandfulJudge,
+          "ekrang": HandfulJudge}
 # A refused card on a trick game's spot is said to be a desync only after this long: it is
 # often judged again a moment later, when a card laid before it is named (three times on
 # the real-art Ganjifa film, each within half a second).
@@ -117,6 +121,11 @@ class Referee(Answers, Unseen, Misreadings):
         except LayoutError as e:
             raise RefereeError(f"{self.module.TITLE} has no table layout yet: {e}") from None
         self.game, self.players = self.module.NAME, players
+        if self.game not in JUDGES:
+            raise RefereeError(
+                f"{self.module.TITLE} is not refereed from the camera yet: enter its moves "
+                "on the dashboard's manual board (Setup: \"play on the manual board\"), or with "
+                f"`companion referee --game {self.game}`")
         self.shared = all(z.seat is None for z in self.layout.zones)
         self.combo_s = combo_s
         self._facts: list[Fact] = []
@@ -415,7 +424,7 @@ class Referee(Answers, Unseen, Misreadings):
         for _ in range(self.players + 1):
             self.engine = self._fresh_engine()
             d = Derivation()
-            judge = KendraKariJudge(self, d) if self.shared else PerSeatJudge(self, d)
+            judge = JUDGES[self.game](self, d)
             # (what follows an unnamed card waits for its name)
             judge.facts(list(itertools.takewhile(lambda f: f.kind != "unsure", self._facts)))
             self._derived = d
@@ -475,6 +484,8 @@ class Referee(Answers, Unseen, Misreadings):
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played
             table = pictured_table(self.engine)
+            if table is None:  # a snapshot referee (Hamrang, Ekrang): the cards it saw
+                return card in getattr(getattr(self.engine, "state", None), "seen", ())
             played = getattr(table, "played", frozenset())
             return card in played or any(c == card for _, c in getattr(table, "trick", ()))
         out = getattr(getattr(self.engine, "state", None), "out", 0)

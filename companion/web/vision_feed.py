@@ -154,6 +154,7 @@ class VisionFeed:
         self.fps = 30.0 * speed  # the fixture videos' rate; a camera runs at its own
         self._lock = threading.Lock()
         self.referee = None
+        self.unrefereed = ""  # why the game set up is not judged from the camera, or ""
         self._tracker = None  # the pipeline's, told the cards the players name
         # () -> (game id, game, players, options, deck profile path or None, ask every
         # doubt) of the table's game, or None
@@ -193,6 +194,7 @@ class VisionFeed:
             start += (Observation("start", context={"game": game, "players": players,
                                                     "options": options}),)
         pipeline, zones_mm = self._setup(game, players, options, video)
+        start += self._unrefereed_note()
         self._offset = offset  # the referee counts this source's frames; the table all
         frames, held = source.frames(), []
         followed = switch = None
@@ -239,7 +241,7 @@ class VisionFeed:
                 (game, players, options, profile, every_doubt), switch = switch, None
                 pipeline, zones_mm = self._setup(game, players, options, profile=profile,
                                                  every_doubt=every_doubt)
-                start = (ART_UNJUDGED,)
+                start = (ART_UNJUDGED,) + self._unrefereed_note()
         finally:
             source.close()
 
@@ -279,7 +281,7 @@ class VisionFeed:
         reading cards with the deck ``profile`` (a saved .npz) when one is given.
         ``every_doubt``: the players asked about every doubtful card (no elimination)."""
         from companion.games import get_game
-        from companion.referee import Referee
+        from companion.referee import Referee, RefereeError
         from companion.vision.pipeline import Pipeline
         from companion.vision.track import TableTracker
         layout = load_layout(game) if game else None
@@ -289,12 +291,22 @@ class VisionFeed:
         else:
             classifier, detector = card_reader(deck, profile), None
         pipeline = Pipeline(classifier, TableTracker(layout), detector=detector)
+        self.unrefereed = ""
+        try:
+            referee = Referee(game, players, options, layout,
+                              by_elimination=not every_doubt) if game else None
+        except RefereeError as e:  # the camera still sees the cards; nothing is judged
+            referee, self.unrefereed = None, str(e)
         with self._lock:
-            self.referee = Referee(game, players, options, layout,
-                                   by_elimination=not every_doubt) if game else None
+            self.referee = referee
             self._tracker = pipeline.tracker
         zones_mm = [(z.label, z.center_mm) for z in layout.zones] if layout else []
         return pipeline, zones_mm
+
+    def _unrefereed_note(self) -> tuple[Observation, ...]:
+        """Why the game set up is not judged from the camera, said once as it starts."""
+        return (Observation("note", text=self.unrefereed, context={"prominent": True}),) \
+            if self.unrefereed else ()
 
     def close(self) -> None:
         pass
