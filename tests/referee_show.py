@@ -71,14 +71,15 @@ class TableShow:
         for card, spot in laid:
             self.lay(card, f"{spot}{move.player}")
 
-    def handful(self, move: Move, reverse: bool = False) -> None:
-        """A Hamrang or Ekrang move's cards on the seat's play spot (``reverse``: the last
-        card first); a move that shows no card (Hamrang's ``out``) shows nothing."""
+    def handful(self, move: Move, zone: str = "", reverse: bool = False) -> None:
+        """A move's cards on ``zone`` (by default the seat's play spot: Hamrang, Ekrang),
+        ``reverse``: the last card first; a move that shows no card (Hamrang's ``out``)
+        shows nothing."""
         if not move.cards:
             return
         self._tick(move.player)
         for card in reversed(move.cards) if reverse else move.cards:
-            self.lay(card, f"play{move.player}")
+            self.lay(card, zone or f"play{move.player}")
 
     def kendra_kari(self, move: Move, hands: bool = False, after: Move | None = None) -> None:
         """``after``: the next move (a card turned up and played next was suitable)."""

@@ -61,6 +61,7 @@ from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.misread import OFFERED, Misreadings
+from companion.referee.reveals import RevealJudge
 from companion.referee.stream import news
 from companion.referee.turnups import dated_on_the_pile, turned_aside_here
 from companion.referee.unseen import Unseen
@@ -81,7 +82,7 @@ __all__ = ["RING_GRACE_S", "SPOT_GRACE_S", "Referee", "RefereeError", "RefereeOu
 
 # The judge of each game a camera can referee: how its sightings become its moves
 JUDGES = {"kendra-kari": KendraKariJudge, "ganjifa": PerSeatJudge, "hamrang": HandfulJudge,
-          "ekrang": HandfulJudge}
+          "ekrang": HandfulJudge, "komi": RevealJudge, "nakash": RevealJudge}
 # A refused card on a trick game's spot is said to be a desync only after this long: it is
 # often judged again a moment later, when a card laid before it is named (three times on
 # the real-art Ganjifa film, each within half a second).

@@ -36,13 +36,6 @@ if TYPE_CHECKING:
     from companion.referee import Referee
 
 
-def turn_shape(game: str, state) -> tuple[str, int]:
-    """(the action, how many cards it takes) of the next turn laid on a play spot."""
-    if game == "ekrang":
-        return ("setup", 2) if state.kind == "setup" else ("play", 1)
-    return "play", 2  # Hamrang
-
-
 # moves that show no card, inferred when the next seat lays its turn (by game)
 UNSEEN_MOVES = {"hamrang": ("out",)}
 # A drop-out is likelier than a turn out of turn from this chance of a hand with no face card
@@ -61,6 +54,9 @@ class HandfulJudge:
     """Judges Hamrang's and Ekrang's turns from the cards seen on the seats' play spots
     (see the module's rulings). Re-run from the first fact, like the other judges."""
 
+    ZONE = "play"  # the kind of the seats' zones a turn is laid on
+    WAITS_OUT_OF_TURN = False  # a whole turn out of turn waits for its turn (else refused)
+
     def __init__(self, ref: Referee, d: Derivation):
         self.ref, self.d = ref, d
         self.waiting: dict[int, list[Fact]] = {}  # seat -> its cards not judged yet
@@ -78,7 +74,7 @@ class HandfulJudge:
         if f.kind != "laid" or f.card is None:
             return
         zone = self.ref.layout.zone(f.zone)
-        if zone.kind != "play" or zone.seat is None or zone.seat >= self.ref.players:
+        if zone.kind != self.ZONE or zone.seat is None or zone.seat >= self.ref.players:
             return
         self.waiting.setdefault(zone.seat, []).append(f)
         while self._judge_next():
@@ -87,11 +83,13 @@ class HandfulJudge:
     def _judge_next(self) -> bool:
         """Judge the next whole turn waiting, if any; whether one was judged."""
         eng = self.ref.engine
-        action, need = turn_shape(self.ref.game, eng.state)
+        action, need = self.shape(eng.state)
         turn = self.ref.module.current_player(eng.state)
         whole = [s for s, fs in self.waiting.items() if len(fs) >= need]
         if not whole:
             return False
+        if self._unseen_before(turn, self.waiting[whole[0]][need - 1]):
+            return True
         first = min((s for s, fs in self.waiting.items() if fs),
                     key=lambda s: self.waiting[s][0].when)
         if turn is None:  # the table learns who leads from the lead itself, begun first
@@ -105,6 +103,8 @@ class HandfulJudge:
             return False
         elif self._unseen_move(turn, whole[0], self.waiting[whole[0]][need - 1]):
             return True
+        elif self.WAITS_OUT_OF_TURN:
+            return False
         else:  # out of turn: judged (and refused) now, as the table shows it
             seat = min(whole, key=lambda s: self.waiting[s][0].when)
         facts, self.waiting[seat] = self.waiting[seat][:need], self.waiting[seat][need:]
@@ -112,6 +112,17 @@ class HandfulJudge:
         self._judge([Move(seat, action, order) for order in itertools.permutations(cards)],
                     facts[-1])
         return True
+
+    def shape(self, state) -> tuple[str, int]:
+        """(the action, how many cards it takes) of the next turn laid on a seat's zone."""
+        if self.ref.game == "ekrang":
+            return ("setup", 2) if state.kind == "setup" else ("play", 1)
+        return "play", 2  # Hamrang
+
+    def _unseen_before(self, turn: int | None, f: Fact) -> bool:
+        """A move no card shows, made before any whole turn is judged (``f``: the last
+        card of the first whole turn waiting); whether one was made. None here."""
+        return False
 
     def _unseen_move(self, seat: int, laid_by: int, f: Fact) -> bool:
         """Ruling *out-seen-by-the-next-turn*: ``seat``'s move that shows no card, while
@@ -170,6 +181,6 @@ class HandfulJudge:
                  and g.zone.startswith("play") and g.zone != f"play{seat}"]
         return sum(c.suit is suit for c in later[:2 * (self.ref.players - 1)])
 
-    def _say(self, ruling: Ruling, f: Fact, note: str = "") -> None:
+    def _say(self, ruling: Ruling, f: Fact, note: str = "", assumed: bool = False) -> None:
         self.d.outputs.append(RefereeOutput("ruling", said(ruling) + note, f.frame,
-                                            f.timestamp, ruling))
+                                            f.timestamp, ruling, assumed=assumed))

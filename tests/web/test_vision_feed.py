@@ -61,11 +61,11 @@ def test_a_camera_following_a_game_it_cannot_referee_says_so_once_and_keeps_seei
     for k in range(6):
         cv2.imwrite(str(tmp_path / f"{k:03}.png"), render([], seed=1, noise_seed=k).image)
     feed = VisionFeed(str(tmp_path), stages=lambda video, deck: (NothingSeen(), None))
-    feed.game_provider = lambda: (7, "komi", 4, {}, None, False)
+    feed.game_provider = lambda: (7, "shakti", 4, {}, None, False)
     items = list(feed.items())
     notes = [o.text for i in items for o in i.observations if o.kind == "note"]
     assert len(items) == 6 and feed.referee is None
-    assert len(notes) == 1 and "Komi is not refereed from the camera yet" in notes[0]
+    assert len(notes) == 1 and "Shakti is not refereed from the camera yet" in notes[0]
 
 
 def test_a_card_the_referee_named_by_elimination_is_not_asked_about(tmp_path):

@@ -1,0 +1,64 @@
+"""Komi and Nakash at a camera table: hands turned face up on the seats' hand zones are
+reveals, judged in the game's order; Komi's spoken bets are asked
+(``companion.referee.reveals``)."""
+
+from __future__ import annotations
+
+import pytest
+from referee_show import TableShow
+
+from companion.games.base import seat_name
+from companion.record import simulate
+from companion.referee import Referee
+
+
+def _shown(game: str, players: int, seed: int):
+    """A simulated game, and its table shown each round's hands turned up in the reverse of
+    the game's order (the dealer first), then swept off; nothing told of the bets."""
+    rec = simulate(game, players, {}, seed)
+    show = TableShow(Referee(game, players, rec.options))
+    reveals = [m for m in rec.moves if m.action == "reveal"]
+    for r in range(0, len(reveals), players):
+        for move in reversed(reveals[r:r + players]):
+            show.handful(move, f"hand{move.player}")
+        show.sweep("hand")
+    return rec, show
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (4, 2), (6, 3)])
+def test_nakash_hands_turned_up_in_any_order_are_scored_round_by_round(players, seed):
+    rec, show = _shown("nakash", players, seed)
+    judged = [o.ruling for o in show.rulings()]
+    assert [r.move for r in judged] == list(rec.moves)
+    assert all(r.verdict.value == "legal" for r in judged)
+    assert rec.result["text"] in judged[-1].events[-1].text
+
+
+@pytest.mark.parametrize(("players", "seed"), [(3, 1), (4, 4)])
+def test_komi_bets_are_asked_and_the_answers_settle_the_stakes(players, seed):
+    """Ruling *bets-asked-at-the-reveal*: the lowest stake, assumed, until answered."""
+    rec, show = _shown("komi", players, seed)
+    ref = show.ref
+    bets = [m for m in rec.moves if m.action == "bet"]
+    questions = [o for o in ref.outputs if o.kind == "question"]
+    assert len(questions) == len(bets)
+    assumed = [o for o in show.rulings() if o.ruling.move.action == "bet"]
+    assert all(o.assumed and o.ruling.move.target == "1" for o in assumed)
+    for q, bet in zip(questions, bets):
+        assert seat_name(bet.player) in q.text
+        ref.answer(q.question_id, q.choices.index(f"{seat_name(bet.player)} bet {bet.target}"))
+    judged = [o.ruling for o in show.rulings()]
+    assert [r.move for r in judged] == list(rec.moves)
+    assert not any(o.assumed for o in show.rulings())
+    assert rec.result["text"] in judged[-1].events[-1].text
+
+
+def test_a_hand_still_being_turned_up_holds_the_ones_after_it():
+    rec = simulate("nakash", 3, {}, 1)
+    first, second = [m for m in rec.moves if m.action == "reveal"][:2]
+    show = TableShow(Referee("nakash", 3, rec.options))
+    show.lay(first.cards[0], f"hand{first.player}")
+    show.handful(second, f"hand{second.player}")
+    assert not show.rulings()
+    show.lay(first.cards[1], f"hand{first.player}")
+    assert [o.ruling.move for o in show.rulings()] == [first, second]
