@@ -81,6 +81,23 @@ class TableShow:
         for card in reversed(move.cards) if reverse else move.cards:
             self.lay(card, zone or f"play{move.player}")
 
+    def sama(self, move: Move) -> None:
+        """A Sama move as the camera sees it on the hand zones: the face-up cards dealt
+        (after the last round's cards are swept), a face-up card exchanged, the two
+        face-down cards turned up; a stand or a face-down exchange shows nothing."""
+        n = self.ref.players
+        self._tick(move.player)
+        if move.action == "deal":
+            self.sweep("hand")
+            for k, card in enumerate(move.cards):
+                self.lay(card, f"hand{(move.player + 1 + k) % n}")
+        elif move.action == "exchange" and move.target == "up":
+            self.remove(move.cards[0], f"hand{move.player}")
+            self.lay(move.cards[1], f"hand{move.player}")
+        elif move.action == "reveal":
+            for card in move.cards[:2]:
+                self.lay(card, f"hand{move.player}")
+
     def kendra_kari(self, move: Move, hands: bool = False, after: Move | None = None) -> None:
         """``after``: the next move (a card turned up and played next was suitable)."""
         self._tick(move.player)

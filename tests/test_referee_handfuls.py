@@ -114,7 +114,7 @@ def test_a_lead_without_the_days_raja_is_refused():
     assert ruling.verdict is Verdict.ILLEGAL and "Raja of Surya" in ruling.reason
 
 
-@pytest.mark.parametrize("game", ["sama", "shakti", "udvasa"])
+@pytest.mark.parametrize("game", ["shakti", "udvasa"])
 def test_a_game_the_camera_cannot_referee_yet_says_so(game):
     with pytest.raises(RefereeError, match="not refereed from the camera yet.*manual board"):
         Referee(game, 4 if game != "udvasa" else 1)

@@ -55,6 +55,7 @@ from companion.referee.elimination import (
     over_a_played_card,
     seen_there,
 )
+from companion.referee.exchanges import ExchangeJudge
 from companion.referee.handfuls import HandfulJudge
 from companion.referee.hands import ArmWatcher, rival
 from companion.referee.hints import could_lie_at, expected_of
@@ -82,7 +83,8 @@ __all__ = ["RING_GRACE_S", "SPOT_GRACE_S", "Referee", "RefereeError", "RefereeOu
 
 # The judge of each game a camera can referee: how its sightings become its moves
 JUDGES = {"kendra-kari": KendraKariJudge, "ganjifa": PerSeatJudge, "hamrang": HandfulJudge,
-          "ekrang": HandfulJudge, "komi": RevealJudge, "nakash": RevealJudge}
+          "ekrang": HandfulJudge, "komi": RevealJudge, "nakash": RevealJudge,
+          "sama": ExchangeJudge}
 # A refused card on a trick game's spot is said to be a desync only after this long: it is
 # often judged again a moment later, when a card laid before it is named (three times on
 # the real-art Ganjifa film, each within half a second).
@@ -219,8 +221,19 @@ class Referee(Answers, Unseen, Misreadings):
     def _zone_of(self, ev: TrackEvent) -> Zone | None:
         return self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
 
+    def _dated(self, ev: TrackEvent) -> TrackEvent:
+        """``ev`` with a face seen where cards are turned face up in place dated when its
+        face was first read, not from the back beneath (the tracker's ruling
+        *no-back-turns-by-itself*): a hand's cards turned up on its hand zone (Sama's two
+        face-down cards, dealt many moves before), and Kendra Kari's turn-ups
+        (``turnups.dated_on_the_pile``)."""
+        zone = self._zone_of(ev)
+        if ev.kind in ("appeared", "unsure") and zone is not None and zone.kind == "hand":
+            return replace(ev, since=ev.first_frame)
+        return dated_on_the_pile(self, ev)
+
     def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
-        ev = dated_on_the_pile(self, ev)
+        ev = self._dated(ev)
         if ev.kind == "unsure" and self.by_elimination and self.is_move_zone(ev.zone) \
                 and not self._seen_there(ev) and not self._doubt_over_own_card(ev) \
                 and (named := named_by_elimination(ev, self._played_elsewhere(ev))) is not None:

@@ -108,9 +108,7 @@ class HandfulJudge:
         else:  # out of turn: judged (and refused) now, as the table shows it
             seat = min(whole, key=lambda s: self.waiting[s][0].when)
         facts, self.waiting[seat] = self.waiting[seat][:need], self.waiting[seat][need:]
-        cards = tuple(f.card for f in facts)
-        self._judge([Move(seat, action, order) for order in itertools.permutations(cards)],
-                    facts[-1])
+        self._judge(self.moves(seat, action, tuple(f.card for f in facts)), facts[-1])
         return True
 
     def shape(self, state) -> tuple[str, int]:
@@ -118,6 +116,11 @@ class HandfulJudge:
         if self.ref.game == "ekrang":
             return ("setup", 2) if state.kind == "setup" else ("play", 1)
         return "play", 2  # Hamrang
+
+    def moves(self, seat: int, action: str, cards: tuple) -> list[Move]:
+        """The moves a whole turn's cards may be, in the order tried: every order they may
+        have been laid in."""
+        return [Move(seat, action, order) for order in itertools.permutations(cards)]
 
     def _unseen_before(self, turn: int | None, f: Fact) -> bool:
         """A move no card shows, made before any whole turn is judged (``f``: the last

@@ -1,0 +1,98 @@
+"""Sama at a camera table: each hand lies on its seat's hand zone, two cards face down and
+one face up; what the camera sees of a round is the face-up cards dealt, a face-up card
+exchanged, and the two face-down cards turned up at the end.
+
+Seed 003: "The dealer deals two cards face down and one card face up to each player, one
+at a time and counterclockwise starting with the player to the right of the dealer." "Each
+player then has the opportunity, one at a time and in counterclockwise order, to exchange
+either the face up card or both face down cards."
+
+Ruling *the-first-face-up-card-names-the-dealer*: where the options leave the first dealer
+to the table, the dealer is the seat before the one whose face-up card was seen first (the
+deal starts "to the right of the dealer"). The ``deal`` is judged once every seat shows
+one face-up card.
+
+Ruling *an-exchange-is-one-card-a-reveal-two*: in the exchanges, a face-up card seen newly
+on the zone of the seat whose turn it is, and no second one within ``PAIR_FRAMES``, is its
+face-up card exchanged; two within them are the first hand turned up, so every seat still
+to choose stood. A seat that shows nothing while a later seat acts stood, or exchanged its
+face-down cards, which no camera sees: the referee says it stood, and says that it cannot
+tell. Hands turned up out of order wait for their turn (``RevealJudge``).
+"""
+
+from __future__ import annotations
+
+from companion.games.base import Move
+from companion.referee.reveals import RevealJudge
+from companion.referee.values import Fact
+
+# Two new face-up cards on a seat's zone this close (3 s at 30 fps) are a hand turned up
+PAIR_FRAMES = 90
+UNSEEN_STAND = " (or exchanged the face-down cards: the camera cannot tell)"
+
+
+class ExchangeJudge(RevealJudge):
+    """Judges Sama's deal, exchanges and reveals (see the module's rulings)."""
+
+    def shape(self, state) -> tuple[str, int]:
+        return {"deal": ("deal", 1), "exchange": ("exchange", 1)}.get(state.phase,
+                                                                      ("reveal", 2))
+
+    def _judge_next(self) -> bool:
+        state = self.ref.engine.state
+        if state.phase == "deal":
+            return self._deal()
+        if state.phase == "exchange":
+            return self._exchange()
+        if state.phase != "reveal":
+            return False
+        return super()._judge_next()
+
+    def _take(self, seat: int, n: int) -> list[Fact]:
+        facts, self.waiting[seat] = self.waiting[seat][:n], self.waiting[seat][n:]
+        return facts
+
+    def _deal(self) -> bool:
+        """Ruling *the-first-face-up-card-names-the-dealer*; the deal once every seat
+        shows its face-up card."""
+        n, state = self.ref.players, self.ref.engine.state
+        if not all(self.waiting.get(s) for s in range(n)):
+            return False
+        dealer = state.dealer
+        if state.round == 0 and self.ref.options.first_dealer < 0:
+            first = min(range(n), key=lambda s: self.waiting[s][0].when)
+            dealer = (first - 1) % n
+        order = [(dealer + 1 + k) % n for k in range(n)]
+        facts = {s: self._take(s, 1)[0] for s in order}
+        last = max(facts.values(), key=lambda f: f.when)
+        self._judge([Move(dealer, "deal", tuple(facts[s].card for s in order))], last)
+        return True
+
+    def _exchange(self) -> bool:
+        """Ruling *an-exchange-is-one-card-a-reveal-two*."""
+        state = self.ref.engine.state
+        turn = self.ref.module.current_player(state)
+        mine = self.waiting.get(turn, [])
+        if mine:
+            zone, at = mine[0].zone, mine[0].when
+            seconds = [g.when for g in mine[1:]] + [g.when for g in self.later
+                                                    if g.kind == "laid" and g.zone == zone]
+            if any(w - at <= PAIR_FRAMES for w in seconds):  # a hand turned up
+                return len(mine) >= 2 and self._stand(turn, mine[1])
+            if not seconds and not any(g.when - at > PAIR_FRAMES for g in self.later):
+                return False  # (a second card may yet come)
+            f = self._take(turn, 1)[0]
+            self._judge([Move(turn, "exchange", (state.up[turn], f.card), "up")], f)
+            return True
+        acted = [fs[0] for s, fs in self.waiting.items() if fs and s != turn]
+        return bool(acted) and self._stand(turn, min(acted, key=lambda g: g.when))
+
+    def _stand(self, seat: int, f: Fact) -> bool:
+        ruling = self.ref.engine.observe(Move(seat, "stand"))
+        self._say(ruling, f, UNSEEN_STAND)
+        return True
+
+    def moves(self, seat: int, action: str, cards: tuple) -> list[Move]:
+        """A reveal shows the two face-down cards, then the face-up card on the table."""
+        up = self.ref.engine.state.up[seat]
+        return [Move(seat, action, (a, b, up)) for a, b in (cards, cards[::-1])]
