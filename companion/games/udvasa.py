@@ -113,14 +113,14 @@ class State:
     ended: str = ""  # "", "won", "stuck" or "idle"
 
 
-def _start_cards(options: Options) -> tuple[Card, ...]:
+def start_cards(options: Options) -> tuple[Card, ...]:
     """"4 Rajas and four number 1 cards face-up, one card in each of the 8 build stacks"."""
     down = down_flags(options.down_suits)
     return tuple(Card(s, Rank.RAJA if d else Rank.ONE) for s, d in zip(SUITS, down))
 
 
 def _start(options: Options, order: tuple[Card, ...]) -> State:
-    builds = tuple(int(c.rank) for c in _start_cards(options))
+    builds = tuple(int(c.rank) for c in start_cards(options))
     return State(options, order, builds, ((),) * STACKS)
 
 
@@ -128,7 +128,7 @@ def new_game(players: int = 1, options: Options | None = None,
              seed: int | None = None) -> State:
     check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
     options = options or Options()
-    start = set(_start_cards(options))
+    start = set(start_cards(options))
     order = [c for c in deck_cards(DeckKind.MUGHAL) if c not in start]
     random.Random(seed).shuffle(order)
     return _start(options, tuple(order))
@@ -309,7 +309,7 @@ def result(state: State) -> Result:
 
 
 def deal_of(state: State) -> dict[str, Any]:
-    return {"builds": [c.id for c in _start_cards(state.options)],
+    return {"builds": [c.id for c in start_cards(state.options)],
             "deal": [c.id for c in state.order]}
 
 
@@ -423,19 +423,27 @@ class TableReferee:
         check_players(players, MIN_PLAYERS, MAX_PLAYERS, TITLE)
         self._states = [_start(options or Options(), ())]
 
+    @property
+    def state(self) -> State:
+        """The table as the referee has seen it: the working stacks and the builds."""
+        return self._states[-1]
+
     def observe(self, move: Move) -> Ruling:
+        """Judge ``move``; a refused one leaves the table as it was, and ``undo`` takes
+        back the last move observed either way (as a snapshot referee's does)."""
         state = self._states[-1]
-        if move.action == "deal" and not state.ended:
-            want = min(STACKS, stock_left(state))
-            seen = set(state.order) | set(_start_cards(state.options))
-            if len(move.cards) != want:
-                return Ruling(move, Verdict.ILLEGAL, f"a deal is {want} cards, one per stack")
-            if len(set(move.cards)) != want or seen & set(move.cards):
-                return Ruling(move, Verdict.ILLEGAL, "a dealt card is already on the table")
-            state = replace(state, order=state.order + move.cards)
         try:
+            if move.action == "deal" and not state.ended:
+                want = min(STACKS, stock_left(state))
+                seen = set(state.order) | set(start_cards(state.options))
+                if len(move.cards) != want:
+                    raise IllegalMoveError(f"a deal is {want} cards, one per stack", move)
+                if len(set(move.cards)) != want or seen & set(move.cards):
+                    raise IllegalMoveError("a dealt card is already on the table", move)
+                state = replace(state, order=state.order + move.cards)
             new, events = apply(state, move)
         except IllegalMoveError as e:
+            self._states.append(self._states[-1])
             return Ruling(move, Verdict.ILLEGAL, e.reason)
         self._states.append(new)
         return Ruling(move, Verdict.LEGAL, "", tuple(events))

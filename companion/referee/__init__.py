@@ -62,6 +62,7 @@ from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.misread import OFFERED, Misreadings
+from companion.referee.patience import PatienceJudge, patience_problems
 from companion.referee.reveals import RevealJudge
 from companion.referee.stream import news
 from companion.referee.turnups import dated_on_the_pile, turned_aside_here
@@ -84,7 +85,10 @@ __all__ = ["RING_GRACE_S", "SPOT_GRACE_S", "Referee", "RefereeError", "RefereeOu
 # The judge of each game a camera can referee: how its sightings become its moves
 JUDGES = {"kendra-kari": KendraKariJudge, "ganjifa": PerSeatJudge, "hamrang": HandfulJudge,
           "ekrang": HandfulJudge, "komi": RevealJudge, "nakash": RevealJudge,
-          "sama": ExchangeJudge}
+          "sama": ExchangeJudge, "udvasa": PatienceJudge}
+# Why a game with a table layout has no judge yet (said with the refusal)
+UNJUDGED = {"shakti": " (a turn's draw and the cards discarded to a pile's bottom are out of "
+                      "the camera's sight)"}
 # A refused card on a trick game's spot is said to be a desync only after this long: it is
 # often judged again a moment later, when a card laid before it is named (three times on
 # the real-art Ganjifa film, each within half a second).
@@ -125,8 +129,9 @@ class Referee(Answers, Unseen, Misreadings):
             raise RefereeError(f"{self.module.TITLE} has no table layout yet: {e}") from None
         self.game, self.players = self.module.NAME, players
         if self.game not in JUDGES:
+            why = UNJUDGED.get(self.game, "")
             raise RefereeError(
-                f"{self.module.TITLE} is not refereed from the camera yet: enter its moves "
+                f"{self.module.TITLE} is not refereed from the camera yet{why}: enter its moves "
                 "on the dashboard's manual board (Setup: \"play on the manual board\"), or with "
                 f"`companion referee --game {self.game}`")
         self.shared = all(z.seat is None for z in self.layout.zones)
@@ -151,7 +156,7 @@ class Referee(Answers, Unseen, Misreadings):
         self._asked: dict[int, tuple[str, int, int | None, str]] = {}
         self.by_elimination = by_elimination
         self._arms: ArmWatcher | None = None
-        if watch_hands and self.shared:
+        if watch_hands and self.game == "kendra-kari":  # (who drew: Kendra Kari's ring)
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
                 seat_angles_deg = tuple((90 + 360 / players * k) % 360 for k in range(players))
             if len(seat_angles_deg) != players:
@@ -510,8 +515,11 @@ class Referee(Answers, Unseen, Misreadings):
         if self._pending() is not None:
             return []  # (cards laid behind an unnamed one are not judged yet)
         tops = {zone: stack[-1] for zone, stack in self._table.items() if stack}
-        problems = (ring_problems(tops, self.expected_table(), self._already_played)
-                    if self.shared else
-                    spot_problems(tops, self.rulings(), self.layout, self.is_move_zone,
-                                  self._already_played))
+        if self.game == "udvasa":
+            problems = patience_problems(tops, self.engine.state)
+        elif self.shared:
+            problems = ring_problems(tops, self.expected_table(), self._already_played)
+        else:
+            problems = spot_problems(tops, self.rulings(), self.layout, self.is_move_zone,
+                                     self._already_played)
         return self._sync.check(problems, frame, ts)

@@ -15,7 +15,7 @@ from companion.record import referee_record, simulate, table_view
 
 C = Card.parse
 OPTS = u.Options()
-START = tuple(int(c.rank) for c in u._start_cards(OPTS))  # surya 1, chandra raja, ...
+START = tuple(int(c.rank) for c in u.start_cards(OPTS))  # surya 1, chandra raja, ...
 
 
 def position(*stacks, builds=START, options=OPTS, stock=0, idle=0):
@@ -31,7 +31,7 @@ def moves_of(state):
 
 def test_start_four_rajas_and_four_ones_and_the_opening_deal():
     s = u.new_game(1, None, 4)
-    start = u._start_cards(OPTS)
+    start = u.start_cards(OPTS)
     assert sorted(c.rank for c in start) == [Rank.ONE] * 4 + [Rank.RAJA] * 4
     # strong suits (10 high) build down from the Raja, reversed suits up from the 1
     assert {c.suit for c in start if c.rank is Rank.RAJA} == {
@@ -44,7 +44,7 @@ def test_start_four_rajas_and_four_ones_and_the_opening_deal():
 
 def test_down_suits_option():
     weak = u.Options(down_suits="weak")
-    assert {c.suit for c in u._start_cards(weak) if c.rank is Rank.RAJA} == {
+    assert {c.suit for c in u.start_cards(weak) if c.rank is Rank.RAJA} == {
         Suit.SURYA, Suit.BARAT, Suit.KUMANCHA, Suit.CHENG}
     mixed = u.Options(down_suits="surya,chandra,barat,phul")
     assert u.down_flags(mixed.down_suits)[:4] == (True,) * 4
