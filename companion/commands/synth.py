@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_synth_scenes)
 
     p = sub.add_parser("synth-game", help="film a simulated game: video + per-frame truth")
-    p.add_argument("--game", required=True, help="kendra-kari or ganjifa")
+    p.add_argument("--game", required=True,
+                   help="kendra-kari, ganjifa, hamrang, ekrang, komi, nakash or udvasa")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, type=Path, help="video file (.mp4 or .avi)")

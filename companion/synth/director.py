@@ -96,8 +96,11 @@ class Director:
     def zone_xy(self, zone: str) -> tuple[float, float]:
         return self.layout.zone(zone).center_mm
 
-    def put(self, zone: str, card: Card, face_up: bool, jitter: float = 4.0) -> None:
+    def put(self, zone: str, card: Card, face_up: bool, jitter: float = 4.0,
+            offset: tuple[float, float] = (0.0, 0.0)) -> None:
+        """``card`` onto ``zone``'s pile, ``offset`` mm from its centre (a hand spread)."""
         x, y = self.zone_xy(zone)
+        x, y = x + offset[0], y + offset[1]
         pile = self.piles[zone]
         if not face_up:  # face-down piles are squared up, offset a little per card
             k = len(pile)
@@ -263,12 +266,21 @@ class Director:
 
     # -- actions -----------------------------------------------------------------------
     def carry(self, seat: int, card: Card, zone: str, face_up: bool = True,
-              pick_from: str | None = None) -> None:
-        """A card from the seat (or from ``pick_from`` on the table) to ``zone``."""
-        self._act(self._carry, seat, card, zone, face_up, pick_from)
+              pick_from: str | None = None, offset: tuple[float, float] = (0.0, 0.0)
+              ) -> None:
+        """A card from the seat (or from ``pick_from`` on the table) to ``zone``, laid
+        ``offset`` mm from its centre."""
+        self._act(self._carry, seat, card, zone, face_up, pick_from, offset)
+
+    def spread(self, seat: int, k: int, n: int, gap_mm: float) -> tuple[float, float]:
+        """Where the ``k``-th of ``n`` cards a seat lays side by side goes, from the zone's
+        centre: along the table's edge before the seat, ``gap_mm`` apart."""
+        a = seat_angle(self.layout, seat, self.players)
+        d = (k - (n - 1) / 2) * gap_mm
+        return -math.sin(a) * d, math.cos(a) * d
 
     def _carry(self, seat: int, card: Card, zone: str, face_up: bool,
-               pick_from: str | None) -> None:
+               pick_from: str | None, offset: tuple[float, float] = (0.0, 0.0)) -> None:
         rest = self.seats[seat].palm_mm
         if pick_from is not None:
             placed = self.take(pick_from, card)
@@ -277,11 +289,11 @@ class Director:
             start = grab
         else:
             start = rest
-        target = self.zone_xy(zone)
-        palm = self._palm_for(seat, target)
+        x, y = self.zone_xy(zone)
+        palm = self._palm_for(seat, (x + offset[0], y + offset[1]))
         held = Placed(card, face_up, (0.0, 0.0), float(self.rng.uniform(0, 360)))
         self._travel(seat, start, palm, self._pace(10, 5), [held])
-        self.put(zone, card, face_up)
+        self.put(zone, card, face_up, offset=offset)
         self._laid(zone)
         self.frame([], [self._hand_at(seat, palm)])
         self._travel(seat, palm, rest, self._pace(8, 4))

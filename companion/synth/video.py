@@ -30,13 +30,14 @@ from companion.synth.decks import DeckSourceError, check_source, missing_cards
 from companion.synth.director import PACES, Director, VideoError
 from companion.synth.effects import random_lighting
 from companion.synth.faces import N_STYLES
+from companion.synth.mughal_films import SCRIPTS
 from companion.synth.scene import MAT_SIZE_MM
 
 __all__ = ["FORMAT", "FPS", "GAMES", "VideoError", "film_game"]
 
 FPS = 30
 FORMAT = "ganjifa-companion/synth-game@1"
-GAMES = ("kendra-kari", "ganjifa")
+GAMES = ("kendra-kari", "ganjifa", *SCRIPTS)
 
 
 def _kendra_kari(d: Director, record, n_moves: int) -> Iterator[tuple[int, int, int]]:
@@ -167,7 +168,7 @@ def film_game(game: str, players: int, seed: int, out: Path, style: int | None =
         raise VideoError(f"cannot write video {out}")
     director = Director(game, players, load_layout(game), camera, lighting,
                         source or f"style-{style}", seed, rng, writer, hard, pace)
-    script = _kendra_kari if game == "kendra-kari" else _ganjifa
+    script = {"kendra-kari": _kendra_kari, "ganjifa": _ganjifa, **SCRIPTS}[game]
     moves_json = []
     try:
         director.pause(8)
