@@ -4,9 +4,12 @@ filmed record (``bench_pipeline.py --only events``; see its docstring)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from pathlib import Path
+
+import numpy as np
 
 from companion.cards import deck_cards
 from companion.layouts import load_layout
@@ -38,14 +41,30 @@ def enrolled_profile(source: str, seed: int, deck, classifier):
     return enroll_images(faces, "table-deck", classifier, back=card_image(source, None, seed, 112))
 
 
-def truth_on(frames: list, frame: int, zone: str | None, under_a_hand: bool = False
-             ) -> str | None:
+def truth_on(frames: list, frame: int, zone: str | None, under_a_hand: bool = False,
+             near_px: tuple[float, float] | None = None) -> str | None:
     """The face-up card on top of ``zone`` in the film's truth at ``frame`` (what a player
     answering the dashboard's "which card is this?" would say): at least half in view, or
-    (``under_a_hand``) however little of it shows."""
+    (``under_a_hand``) however little of it shows. Where a zone holds cards side by side
+    (a hand turned up, a Hamrang pair), the one nearest ``near_px`` (image pixels)."""
     rows = [r for r in frames[min(frame, len(frames) - 1)]
             if r[1] == zone and r[6] and r[0] and (under_a_hand or r[5] >= 0.5)]
-    return rows[-1][0] if rows else None
+    if not rows:
+        return None
+    top = rows[-1]
+    if near_px is not None and any(math.dist(r[2:4], top[2:4]) > SIDE_BY_SIDE_PX for r in rows):
+        top = min(rows, key=lambda r: math.dist(r[2:4], near_px))
+    return top[0]
+
+
+SIDE_BY_SIDE_PX = 20  # cards on one zone this far apart lie side by side, not stacked
+
+
+def to_px(meta: dict, center_mm) -> tuple[float, float]:
+    """A table point (mm) in the film's image."""
+    h = np.array(meta["camera"]["homography_mm_to_px"])
+    x, y, w = h @ np.array([center_mm[0], center_mm[1], 1.0])
+    return float(x / w), float(y / w)
 
 
 def last_laid_on(frames: list, frame: int, zone: str | None) -> str | None:
@@ -103,6 +122,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     if referees is not None:
         referees.append(referee)
     sightings, outputs = [], []
+    centres: dict[int, tuple[float, float]] = {}  # track -> where its card lies (mm)
     answered = another = first = dismissed = 0
     # a face-up deal: the players tap "face-up cards picked up" once they have (if the
     # game still waits for them), as the Table page asks
@@ -111,6 +131,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     seen_who: set[int] = set()  # "who laid it?" questions put (``answer_who``)
     told_who = 0  # of those, answered
     laid_by = {c.id: m.player for m in map(game.public_move, rec.moves) for c in m.cards}
+    bets = [m for m in rec.moves if m.action == "bet"]  # Komi's, said aloud, in order
     cards = deck_cards(game.DECK)
     t0 = time.perf_counter()
     n = 0
@@ -119,10 +140,11 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         # what they saw then; if nothing lay in full view then (a card still landing, a
         # glimpse the tracker asks about as it went), what lies there as they answer; if a
         # hand rests over it, the card under it (its player knows it)
+        at = to_px(meta, centres[o.track]) if o.track in centres else None
         truth = (last_laid_on(meta["frame_truth"], o.frame, o.zone) if o.kind == "unseen"
-                 else truth_on(meta["frame_truth"], o.frame, o.zone)
-                 or truth_on(meta["frame_truth"], frame, o.zone)
-                 or truth_on(meta["frame_truth"], o.frame, o.zone, under_a_hand=True))
+                 else truth_on(meta["frame_truth"], o.frame, o.zone, near_px=at)
+                 or truth_on(meta["frame_truth"], frame, o.zone, near_px=at)
+                 or truth_on(meta["frame_truth"], o.frame, o.zone, True, at))
         if truth:
             answered += 1
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
@@ -150,6 +172,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
         for card, picture in r.learnt if draft is not None else ():
             draft.learn(card, picture)
         sightings += [e for e in r.events]
+        centres.update((e.track_id, e.center_mm) for e in r.events)
         # (a card named by elimination is told the tracker, as on the dashboard)
         said = judge(referee, pipe.tracker, r.events, r.frame_index, r.timestamp, r.motion_map)
         outputs += said
@@ -160,6 +183,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                 pick = who_laid(q, laid_by, cards)
                 if pick is None:
                     pick = drawn_before(q, rec.moves, cards)
+                if pick is None:
+                    pick = bet_said(q, bets)
                 # (an earlier answer may have changed the story so that it is no longer
                 # asked, as on the dashboard, where such an answer is refused)
                 still = any(o.question_id == q.question_id for o in referee.outputs)
@@ -203,7 +228,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                    for f in range(lo, hi + 1) for row in frames[f])
     wrong_cards = [e.card_id for e in seen if not there(e)]
     # the done-when of issue 6: every laid card is reported, or asked about (unsure)
-    asked = {truth_on(frames, f, e.zone, under_a_hand=True) for e in sightings
+    asked = {truth_on(frames, f, e.zone, True, to_px(meta, e.center_mm)) for e in sightings
              if e.kind == "unsure" and (e.zone, e.last_frame) not in named_at
              for f in (e.first_frame, e.last_frame)}
     # a sure reading of a card already played is put to the players too (``doubt``)
@@ -242,6 +267,18 @@ def who_laid(q, laid_by: dict[str, int], cards) -> int | None:
     who = seat_name(laid_by[card.id])
     return next((i for i, c in enumerate(q.choices)
                  if (m := re.match(r"Player \d+", c)) and m.group() == who), None)
+
+
+def bet_said(q, bets: list) -> int | None:
+    """The true answer to Komi's "What did Player N bet against the dealer?": that seat's
+    next bet in the film's record (``bets``, used up as answered), or None."""
+    from companion.games.base import seat_name
+    m = re.match(r"What did (Player \d+) bet", q.text)
+    bet = next((b for b in bets if m and seat_name(b.player) == m.group(1)), None)
+    if bet is None:
+        return None
+    bets.remove(bet)
+    return q.choices.index(f"{m.group(1)} bet {bet.target}")
 
 
 def drawn_before(q, moves, cards) -> int | None:

@@ -137,3 +137,22 @@ def test_a_doubt_between_a_new_card_and_one_already_played_is_named_by_eliminati
     outs = show.ref.observe([doubt], show.frame + 5, show.t)
     assert [o.kind for o in outs][:1] == ["named"] and second.cards[1].id in outs[0].choices
     assert _key(show.rulings()[-1].ruling.move) == _key(second)
+
+
+def test_a_card_of_a_turn_never_seen_is_asked_for_once_the_trick_is_gathered():
+    """Ruling *gathered-unseen*: else the seat's next card makes up the pair, and every
+    later turn of that seat is a card off."""
+    rec = table_view(simulate("hamrang", 4, {}, 1))
+    trick = rec.moves[:4]
+    show = TableShow(Referee("hamrang", 4))
+    for move in trick[:3]:
+        show.handful(move)
+    last = trick[3]
+    show.lay(last.cards[0], f"play{last.player}")  # its second card: under a resting hand
+    show.sweep("play")
+    asked = [o for o in show.outputs if o.kind == "unseen"]
+    assert len(asked) == 1 and asked[0].zone == f"play{last.player}"
+    show.ref.confirm(last.cards[1].id, asked[0].zone, show.frame, show.t)
+    judged = [o.ruling for o in show.rulings()]
+    assert [_key(r.move) for r in judged] == [_key(m) for m in trick]
+    assert any(e.kind == "trick" for e in judged[-1].events)

@@ -62,3 +62,20 @@ def test_a_hand_still_being_turned_up_holds_the_ones_after_it():
     assert not show.rulings()
     show.lay(first.cards[1], f"hand{first.player}")
     assert [o.ruling.move for o in show.rulings()] == [first, second]
+
+
+def test_a_hand_taken_up_with_a_card_never_seen_is_asked_for():
+    """Ruling *gathered-unseen*: else it takes the next round's first card."""
+    rec = simulate("nakash", 3, {}, 1)
+    first = [m for m in rec.moves if m.action == "reveal"][:3]
+    show = TableShow(Referee("nakash", 3, rec.options))
+    for move in first[:2]:
+        show.handful(move, f"hand{move.player}")
+    last = first[2]
+    show.lay(last.cards[0], f"hand{last.player}")  # its other card under a resting hand
+    show.sweep("hand")
+    asked = [o for o in show.outputs if o.kind == "unseen"]
+    assert len(asked) == 1 and asked[0].zone == f"hand{last.player}"
+    assert "before the hands were gathered" in asked[0].text
+    show.ref.confirm(last.cards[1].id, asked[0].zone, show.frame, show.t)
+    assert [o.ruling.move for o in show.rulings()] == first

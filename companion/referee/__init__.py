@@ -55,17 +55,14 @@ from companion.referee.elimination import (
     over_a_played_card,
     seen_there,
 )
-from companion.referee.exchanges import ExchangeJudge
-from companion.referee.handfuls import HandfulJudge
 from companion.referee.hands import ArmWatcher, rival
 from companion.referee.hints import could_lie_at, expected_of
-from companion.referee.judges import KendraKariJudge, PerSeatJudge
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.misread import OFFERED, Misreadings
-from companion.referee.patience import PatienceJudge, patience_problems
-from companion.referee.reveals import RevealJudge
+from companion.referee.patience import patience_problems
 from companion.referee.stream import news
-from companion.referee.turnups import dated_on_the_pile, turned_aside_here
+from companion.referee.tables import judge_of
+from companion.referee.turnups import dated_when_read, turned_aside_here
 from companion.referee.unseen import Unseen
 from companion.referee.values import (
     Derivation,
@@ -82,13 +79,6 @@ from companion.vision.track import TrackEvent
 
 __all__ = ["RING_GRACE_S", "SPOT_GRACE_S", "Referee", "RefereeError", "RefereeOutput"]
 
-# The judge of each game a camera can referee: how its sightings become its moves
-JUDGES = {"kendra-kari": KendraKariJudge, "ganjifa": PerSeatJudge, "hamrang": HandfulJudge,
-          "ekrang": HandfulJudge, "komi": RevealJudge, "nakash": RevealJudge,
-          "sama": ExchangeJudge, "udvasa": PatienceJudge}
-# Why a game with a table layout has no judge yet (said with the refusal)
-UNJUDGED = {"shakti": " (a turn's draw and the cards discarded to a pile's bottom are out of "
-                      "the camera's sight)"}
 # A refused card on a trick game's spot is said to be a desync only after this long: it is
 # often judged again a moment later, when a card laid before it is named (three times on
 # the real-art Ganjifa film, each within half a second).
@@ -128,12 +118,7 @@ class Referee(Answers, Unseen, Misreadings):
         except LayoutError as e:
             raise RefereeError(f"{self.module.TITLE} has no table layout yet: {e}") from None
         self.game, self.players = self.module.NAME, players
-        if self.game not in JUDGES:
-            why = UNJUDGED.get(self.game, "")
-            raise RefereeError(
-                f"{self.module.TITLE} is not refereed from the camera yet{why}: enter its moves "
-                "on the dashboard's manual board (Setup: \"play on the manual board\"), or with "
-                f"`companion referee --game {self.game}`")
+        self._judge_class = judge_of(self.game, self.module.TITLE)
         self.shared = all(z.seat is None for z in self.layout.zones)
         self.combo_s = combo_s
         self._facts: list[Fact] = []
@@ -164,6 +149,7 @@ class Referee(Answers, Unseen, Misreadings):
                                    f"got {len(seat_angles_deg)}")
             stock = next((z.center_mm for z in self.layout.zones if z.kind == "stock"), None)
             self._arms = ArmWatcher(load_mat(self.layout.mat).size_mm, seat_angles_deg, stock)
+        self._last_judge: Any = None  # the judge of the story as it now stands
         self._sync = SyncWatch(RING_GRACE_S if self.shared else SPOT_GRACE_S)
         self.engine = self._fresh_engine()
 
@@ -226,19 +212,8 @@ class Referee(Answers, Unseen, Misreadings):
     def _zone_of(self, ev: TrackEvent) -> Zone | None:
         return self.layout.zone(ev.zone) if ev.zone and self._has_zone(ev.zone) else None
 
-    def _dated(self, ev: TrackEvent) -> TrackEvent:
-        """``ev`` with a face seen where cards are turned face up in place dated when its
-        face was first read, not from the back beneath (the tracker's ruling
-        *no-back-turns-by-itself*): a hand's cards turned up on its hand zone (Sama's two
-        face-down cards, dealt many moves before), and Kendra Kari's turn-ups
-        (``turnups.dated_on_the_pile``)."""
-        zone = self._zone_of(ev)
-        if ev.kind in ("appeared", "unsure") and zone is not None and zone.kind == "hand":
-            return replace(ev, since=ev.first_frame)
-        return dated_on_the_pile(self, ev)
-
     def _track_event(self, ev: TrackEvent) -> list[RefereeOutput]:
-        ev = self._dated(ev)
+        ev = dated_when_read(self, ev)
         if ev.kind == "unsure" and self.by_elimination and self.is_move_zone(ev.zone) \
                 and not self._seen_there(ev) and not self._doubt_over_own_card(ev) \
                 and (named := named_by_elimination(ev, self._played_elsewhere(ev))) is not None:
@@ -443,7 +418,7 @@ class Referee(Answers, Unseen, Misreadings):
         for _ in range(self.players + 1):
             self.engine = self._fresh_engine()
             d = Derivation()
-            judge = JUDGES[self.game](self, d)
+            judge = self._last_judge = self._judge_class(self, d)
             # (what follows an unnamed card waits for its name)
             judge.facts(list(itertools.takewhile(lambda f: f.kind != "unsure", self._facts)))
             self._derived = d

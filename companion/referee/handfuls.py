@@ -111,6 +111,18 @@ class HandfulJudge:
         self._judge(self.moves(seat, action, tuple(f.card for f in facts)), facts[-1])
         return True
 
+    def short(self) -> list[tuple[int, int]]:
+        """The seats the trick in play still waits on, with how many cards each lacks; in
+        Hamrang only those that laid part of their turn (one that laid nothing may have
+        dropped out: the next turn laid tells, ``_unseen_move``)."""
+        state = self.ref.engine.state
+        if not getattr(state, "trick", ()):
+            return []  # (no trick in play: cards taken back from a lead)
+        _, need = self.shape(state)
+        least = 1 if UNSEEN_MOVES.get(self.ref.game) else 0
+        laid = {s: len(self.waiting.get(s, ())) for s in getattr(state, "to_play", ())}
+        return [(s, need - n) for s, n in laid.items() if least <= n < need]
+
     def shape(self, state) -> tuple[str, int]:
         """(the action, how many cards it takes) of the next turn laid on a seat's zone."""
         if self.ref.game == "ekrang":

@@ -35,6 +35,14 @@ class RevealJudge(HandfulJudge):
     def shape(self, state) -> tuple[str, int]:
         return "reveal", self.ref.module.HAND
 
+    def short(self) -> list[tuple[int, int]]:
+        """The hands turned up only in part, with how many cards each lacks: taken up so,
+        a card was missed, and the hand would take the next round's first cards (a Komi
+        film: a hand's third card unseen, the next round's hands refused one by one)."""
+        _, need = self.shape(self.ref.engine.state)
+        return [(s, need - len(fs)) for s, fs in sorted(self.waiting.items())
+                if 0 < len(fs) < need]
+
     def _unseen_before(self, turn: int | None, f: Fact) -> bool:
         """Ruling *bets-asked-at-the-reveal*: ``turn``'s bet, asked, once a hand is seen."""
         state = self.ref.engine.state

@@ -48,14 +48,20 @@ def turned_aside_here(ref: Referee, zone: str | None, unsure: bool = False) -> b
     return not unsure or stage == "turnup" or (stage == "normal" and short_of_nine(ref) <= 1)
 
 
-def dated_on_the_pile(ref: Referee, ev: TrackEvent) -> TrackEvent:
-    """``ev`` with a card seen face up on the Gathered pile laid when its face was first
-    read, where turn-ups may come: the pile is of backs, and a face read on it is a card
-    laid on them, not a back turned over by itself (the tracker's ruling
-    *no-back-turns-by-itself* dates such a card from the first back). On a brisk
-    three-player film the first card turned aside "lay there" since the first bridge was
-    gathered, 750 frames before, was judged at that new phase, and was lost."""
-    if ev.kind in ("appeared", "unsure") and turned_aside_here(ref, ev.zone):
+def dated_when_read(ref: Referee, ev: TrackEvent) -> TrackEvent:
+    """``ev`` with a face seen where cards are turned face up dated when its face was first
+    read, not from the back beneath (the tracker's ruling *no-back-turns-by-itself* dates
+    such a card from the first back):
+
+    - a card on the Kendra Kari Gathered pile where turn-ups may come: the pile is of
+      backs, and a face read on it is a card laid on them. On a brisk three-player film
+      the first card turned aside "lay there" since the first bridge was gathered, 750
+      frames before, was judged at that new phase, and was lost;
+    - a hand's cards turned up on its hand zone (Sama's two face-down cards, dealt many
+      moves before the reveal)."""
+    zone = ref._zone_of(ev)
+    if ev.kind in ("appeared", "unsure") and (
+            turned_aside_here(ref, ev.zone) or (zone is not None and zone.kind == "hand")):
         return replace(ev, since=ev.first_frame)
     return ev
 

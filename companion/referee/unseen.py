@@ -40,6 +40,9 @@ class Unseen:
         film Player 2's card, laid after Player 1's unseen one, had been refused ("Player 1
         still has to play"), and the answer put Player 1's card after it, which cost the
         rest of the game."""
+        short = getattr(self._last_judge, "short", None)
+        if callable(short):  # Hamrang, Ekrang: turns of a handful of cards
+            return self._handfuls_short(short(), frame, timestamp)
         table = pictured_table(self.engine)
         trick = getattr(table, "trick", ())
         seat = getattr(table, "current", None)
@@ -63,6 +66,32 @@ class Unseen:
                     default=frame - 1)
         return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered",
                                     since=min(after + 1, frame)))
+
+    def _handfuls_short(self, short: list[tuple[int, int]], frame: int,
+                        timestamp: float) -> list[RefereeOutput]:
+        """Ruling *gathered-unseen* for turns of a handful of cards (``HandfulJudge.short``:
+        the seats that laid part of a turn, and how many cards each lacks): once the seats'
+        zones are bare (a trick gathered, a round's hands taken up), each missing card is
+        asked about, in turn order. On a hard Hamrang
+        film the 1 of Chandra, a pair's second card, was never seen: the seat's next card
+        made up the pair, and every later pair of that seat was one card off."""
+        kind = self._last_judge.ZONE
+        if not short or self._pending() is not None or any(
+                self._table.get(z.id) for z in self.layout.zones if z.kind == kind):
+            return []
+        after = max((f.when for f in self._facts if f.kind == "laid"), default=frame - 1)
+        what = "the trick was" if kind == "play" else "the hands were"
+        out = []
+        for k, (seat, missing) in enumerate(short):
+            zone = f"{kind}{seat}"
+            for _ in range(missing):
+                out.append(RefereeOutput(
+                    "unseen", f"A card of {seat_name(seat)}'s was not seen before {what} "
+                    "gathered: which card was it?", frame, timestamp, zone=zone,
+                    place=self.layout.place(zone)))
+                out += self._add(Fact("unsure", frame, timestamp, zone=zone,
+                                      source="gathered", since=min(after + 1 + k, frame)))
+        return out
 
     def _ring_gathered(self, frame: int, timestamp: float) -> list[RefereeOutput]:
         """Kendra Kari: "After a bridge is built, all cards played so far are gathered up

@@ -31,14 +31,11 @@ import cv2
 import numpy as np
 
 from companion.layouts import Mat, load_mat
+from companion.vision import looks
 from companion.vision.calibration import Calibration
 from companion.vision.exposure import even_exposure, lit, mat_gain
 from companion.vision.rims import (
-    COS,
-    DISC,
-    SIN,
     WHOLE_RIM,
-    clamp,
     covering_circles,
     distances,
     recentred,
@@ -91,7 +88,7 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
 
     ``near_misses``: a circle a little under the bar is searched for round its centre
     (``recentred``). The per-candidate filters (``exclude``, rim support >= ``min_score``,
-    ``_hollow``) are independent of each other, so the cheap ones run first and the colour
+    ``looks.hollow``) are independent of each other, so the cheap ones run first and the colour
     test last, only on circles the suppression would keep. Ties in rim support go to the
     stronger Hough peak (HoughCircles lists its circles by votes; the sort is stable).
     """
@@ -135,7 +132,7 @@ def _find_circles(gray: np.ndarray, hand_check: np.ndarray | None, radius: float
         # beside an arm for palms (4 whole cards on the fixture scenes; 3 are found now).
         ok = scores >= RIM_OF_A_CARD
         if not ok.all():
-            ok[~ok] = ~_hand_like(centers[~ok], radius, hand_check)
+            ok[~ok] = ~looks.hand_like(centers[~ok], radius, hand_check)
         centers, scores, rims = centers[ok], scores[ok], rims[ok]
     visible = visible_fractions(centers, radius, rims)
     return _Candidates(centers, radius, scores, visible)
@@ -199,99 +196,10 @@ def _stack_tops(centers: np.ndarray, scores: np.ndarray, radius: float,
         if not todo:
             return keep
         checked[todo] = True
-        found = _hollow(centers[todo], radius, colour)
+        found = looks.hollow(centers[todo], radius, colour, centers[keep])
         if not found.any():
             return keep  # no change to what is kept
         hollow[todo] = found
-
-
-def _sample_colour(colour: np.ndarray, centers: np.ndarray, radius: float,
-                   pts: np.ndarray) -> np.ndarray:
-    """(N, K, 3) uint8: the colour at ``centers + pts * radius`` (nearest pixel, clamped)."""
-    h, w = colour.shape[:2]
-    xs = clamp(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(np.intp), w - 1)
-    ys = clamp(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(np.intp), h - 1)
-    ys *= w
-    ys += xs
-    return np.ascontiguousarray(colour).reshape(-1, colour.shape[2]).take(ys, axis=0)
-
-
-def _median_k(samples: np.ndarray) -> np.ndarray:
-    """(N, K, C) uint8 -> (N, C) float32 median over K (``np.median`` of the same values)."""
-    # a radix sort of contiguous uint8 rows ("stable") is ~10x faster than the default one
-    s = np.sort(np.ascontiguousarray(samples.transpose(0, 2, 1)), axis=-1, kind="stable")
-    k = s.shape[-1]
-    if k % 2:
-        return s[..., k // 2].astype(np.float32)
-    return (s[..., k // 2 - 1].astype(np.float32) + s[..., k // 2]) / np.float32(2)
-
-
-def _hand_like(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
-    """A plain-coloured disc whose colour carries on well outside the circle is part of
-    something bigger than a card (a palm and its arm), not a card: a card has art inside
-    and ends at its rim. Works for any skin tone, sleeve or glove.
-
-    Unless that colour is the mat's around it: a pale card on a pale mat carries on too.
-    The mat is the one around the disc, farther out (where an arm is only a narrow part
-    of the ring), not the view's: the light varies over a table. In a shadow a pale card
-    is as dark as the shadowed mat beside it, and on the real-art Kendra Kari film (dim,
-    a shadow over Position 1) a PySolFC Kumancha 3, one emblem on a plain field, was taken
-    for a palm on every frame and never seen; in bright daylight a white card on the
-    white mat beside it differed from the view's duller mat."""
-    inner_u8 = _sample_colour(colour, centers, radius, _DISC_HAND)
-    mid = _median_k(inner_u8)  # (N, 3)
-    out = (np.abs(inner_u8 - mid[:, None]).max(axis=2) < 20).mean(axis=1) > 0.75  # plain
-    if not out.any():  # cards have art: the usual case, nothing more to look at
-        return out
-    outer = _sample_colour(colour, centers[out], radius, _RING).astype(np.float32)
-    out[out] = (np.abs(outer - mid[out][:, None]).max(axis=2) < 20).mean(axis=1) > 0.3  # spills
-    if out.any():
-        mat = _median_k(_sample_colour(colour, centers[out], radius, _RING_FAR))
-        out[out] = np.abs(mid[out] - mat).max(axis=1) > 25
-    if out.any():
-        out[out] = _plain_to_the_rim(centers[out], radius, colour, mid[out])
-    return out
-
-
-def _sample_mask(mask: np.ndarray, centers: np.ndarray, radius: float,
-                 pts: np.ndarray) -> np.ndarray:
-    h, w = mask.shape
-    xs = np.clip(np.rint(centers[:, 0:1] + pts[None, :, 0] * radius).astype(int), 0, w - 1)
-    ys = np.clip(np.rint(centers[:, 1:2] + pts[None, :, 1] * radius).astype(int), 0, h - 1)
-    return mask[ys, xs].mean(axis=1)
-
-
-_DISC_COARSE = DISC[:100]
-_DISC_HAND = _DISC_COARSE * 0.75
-_DISC_FACE = _DISC_COARSE * 0.8
-_RING = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (1.2, 1.4)])
-_RING_FAR = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (2.2, 2.6, 3.0)])
-_RING_OUTSIDE = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (1.25, 1.4)])
-# just inside the rim, where a card's face has its border
-_BAND_INSIDE = np.concatenate([np.stack([COS * f, SIN * f], 1) for f in (0.86, 0.92)])
-
-
-def _plain_to_the_rim(centers: np.ndarray, radius: float, colour: np.ndarray,
-                      like: np.ndarray) -> np.ndarray:
-    """Whether the band just inside each circle's rim has the colour ``like`` (N, 3): a
-    printed zone ring has the mat there, a palm its own skin, and a card the border of its
-    face. A pale card plain at its centre (a 10 of our art, its emblems in a ring, on a
-    pale mat) was both a zone ring and a palm to the tests below: on a filmed game it lay
-    in full view on a play spot for 50 frames and was never found."""
-    band = _median_k(_sample_colour(colour, centers, radius, _BAND_INSIDE))
-    return np.abs(band - like).max(axis=1) < 20
-
-
-def _hollow(centers: np.ndarray, radius: float, colour: np.ndarray) -> np.ndarray:
-    """An outline with plain mat inside (a printed zone ring) is not a card: a card's face
-    differs from the mat around it in colour or carries art (texture)."""
-    inner = _sample_colour(colour, centers, radius, _DISC_FACE)  # (N, K, 3)
-    out = inner.astype(np.float32).std(axis=1).max(axis=1) < 14  # no art inside
-    if out.any():  # (a card's art fails this already; the colours only where it passes)
-        outer = _median_k(_sample_colour(colour, centers[out], radius, _RING_OUTSIDE))
-        out[out] = (np.abs(_median_k(inner[out]) - outer).max(axis=1) < 18) \
-            & _plain_to_the_rim(centers[out], radius, colour, outer)
-    return out
 
 
 def _crops(image: np.ndarray, crop_to_image: list[np.ndarray], size: int) -> np.ndarray:

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion.games import udvasa
@@ -76,3 +77,26 @@ def test_a_short_film_is_followed_move_for_move(tmp_path, game, players, seed, m
     res = run_video(doc["path"], oracle=True)
     assert res["moves_found"] == res["truth_moves"] == moves
     assert res["illegal"] == 0 and res["wrong_cards"] == 0 and res["missed"] == 0
+
+
+def test_a_zone_ring_half_covered_by_a_card_beside_it_is_no_card(tmp_path):
+    """A Hamrang lead's first card lies beside its spot's centre, half over the printed
+    ring; judged on its bare part, the ring is mat inside, not a card beneath (on a filmed
+    game such rings were asked about as cards: 18 questions for 48 cards)."""
+    from companion.layouts import load_layout
+    from companion.vision.calibration import MatCalibrator
+    from companion.vision.detect import CardDetector
+    from companion.vision.source import open_source
+    doc = _film(tmp_path, "hamrang", 4, 1, 1, size=(960, 540))
+    lead = doc["moves"][0]
+    spot = np.array(load_layout("hamrang").zone("play0").center_mm)
+    alone = [f for f, rows in enumerate(doc["frame_truth"])
+             if [r[0] for r in rows if r[1] == "play0"] == [lead["move"]["cards"][0]]]
+    frames = {fr.index: fr.image for fr in open_source(str(doc["path"])).frames()
+              if fr.index in alone[-5:]}
+    detector, calibrator = CardDetector(), MatCalibrator()
+    assert len(frames) == 5
+    for image in frames.values():
+        found = detector.detect(image, calibrator.calibrate(image)).centers_mm
+        off = np.hypot(*(found - spot).T)
+        assert (off < 35).sum() == 1 and not (off < 10).any()  # the card, not the ring

@@ -9,7 +9,7 @@ import pytest
 import table_drawing
 from table_drawing import PALETTE, DrawnCard, render
 
-from companion.vision import detect, rims
+from companion.vision import detect, looks, rims
 from companion.vision.calibration import MatCalibrator
 
 
@@ -53,7 +53,7 @@ def test_rim_support_matches_a_one_radius_at_a_time_reference(slack):
 @pytest.mark.parametrize("k", [7, 100, 144])
 def test_median_of_colour_samples_is_numpys_median(k):
     samples = np.random.default_rng(k).integers(0, 256, (9, k, 3), dtype=np.uint8)
-    got = detect._median_k(samples)
+    got = looks.median_k(samples)
     assert got.dtype == np.float32
     assert np.array_equal(got, np.median(samples.astype(np.float32), axis=1))
 
@@ -119,12 +119,12 @@ def test_a_circle_that_fails_the_colour_test_hides_no_neighbour(monkeypatch):
     scene = render(cards, seed=7)
     (first,) = _detect(scene).centers_mm
     px_per_mm = detect.CardDetector().px_per_mm
-    real = detect._hollow
+    real = looks.hollow
 
-    def hollow_there_too(centers, radius, colour):  # as if `first` were a printed ring
-        return real(centers, radius, colour) | (
+    def hollow_there_too(centers, radius, colour, *kept):  # as if `first` were a ring
+        return real(centers, radius, colour, *kept) | (
             np.linalg.norm(centers / px_per_mm - first, axis=1) < 1.0)
-    monkeypatch.setattr(detect, "_hollow", hollow_there_too)
+    monkeypatch.setattr(looks, "hollow", hollow_there_too)
     det = _detect(scene)
     assert len(det) == 1
     assert 1.0 <= np.linalg.norm(det.centers_mm[0] - first) < 15
