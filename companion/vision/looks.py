@@ -105,6 +105,8 @@ def hollow(centers: np.ndarray, radius: float, colour: np.ndarray,
 BARE_ENOUGH = 0.25
 # A circle is judged on its bare part where another kept one is centred this near (in radii)
 COVERS = 1.5
+# ... and is plain there when this share of the bare part is the colour of its middle
+PLAIN_BARE = 0.75
 
 
 def _hollow_where_bare(center: np.ndarray, radius: float, colour: np.ndarray,
@@ -125,9 +127,10 @@ def _hollow_where_bare(center: np.ndarray, radius: float, colour: np.ndarray,
         return False
     c = center[None]
     inner = sample_colour(colour, c, radius, _DISC_FACE[inside])[0].astype(np.float32)
-    if inner.std(axis=0).max() >= 14:
+    mid = np.median(inner, axis=0)
+    # (plain but for a few points: the covering card's shadow and blurred edge lie there)
+    if (np.abs(inner - mid).max(axis=1) < 20).mean() < PLAIN_BARE:
         return False  # art inside: a card beneath
     mat = np.median(sample_colour(colour, c, radius, _RING_OUTSIDE[outside])[0], axis=0)
     rim = np.median(sample_colour(colour, c, radius, _BAND_INSIDE[band])[0], axis=0)
-    return bool(np.abs(np.median(inner, axis=0) - mat).max() < 18
-                and np.abs(rim - mat).max() < 20)
+    return bool(np.abs(mid - mat).max() < 18 and np.abs(rim - mat).max() < 20)
