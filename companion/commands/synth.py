@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("synth-game", help="film a simulated game: video + per-frame truth")
     p.add_argument("--game", required=True,
-                   help="kendra-kari, ganjifa, hamrang, ekrang, komi, nakash or udvasa")
+                   help="kendra-kari, ganjifa, hamrang, ekrang, komi, nakash, sama or udvasa")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, type=Path, help="video file (.mp4 or .avi)")

@@ -4,7 +4,8 @@ script yields (move index, frame the move is true, frame its gather is true, or 
 Hamrang and Ekrang: each turn's cards go onto the seat's play spot (a Hamrang pair side by
 side, overlapping a little), and a finished trick is swept to the winner's won pile. Komi
 and Nakash: each hand is turned up card by card on the seat's hand zone, spread as a hand
-is, and the hands are taken up once the round is settled. Udvasa: the
+is, and the hands are taken up once the round is settled. Sama: the deal, the exchanges
+and the reveal on the hand zones (``exchanges``). Udvasa: the
 starting Rajas and 1s lie on the build spots; dealt cards go onto the working spots, and
 a moved or built card is picked up from its working spot and laid where it goes.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from companion.cards import Card
 from companion.games import udvasa
 from companion.games.udvasa_stacks import SUITS, down_flags
 from companion.synth.director import Director, VideoError
@@ -56,6 +58,48 @@ def reveals(d: Director, record, n_moves: int) -> Script:
         yield i, landed, swept
 
 
+def exchanges(d: Director, record, n_moves: int) -> Script:
+    """Sama: "two cards face down and one card face up to each player, one at a time",
+    each hand spread on its zone (face-down cards first); a face-up card exchanged goes to
+    the stock pile and its replacement is dealt face up where it lay; face-down cards
+    exchanged likewise, face down; at the reveal each face-down card is turned up where it
+    lies; the hands are taken up once the round is won."""
+    n, rounds = record.players, iter(record.deal["decks"])
+    slot = {}  # card -> (seat, place in the hand)
+    dealer = 0
+
+    def lay(seat: int, card, k: int, face_up: bool, by: int, pick: str | None = None):
+        d.carry(by, card, f"hand{seat}", face_up=face_up, pick_from=pick,
+                offset=d.spread(seat, k, 3, HAND_GAP_MM))
+        slot[card] = (seat, k)
+
+    for i, move in enumerate(record.moves[:n_moves]):
+        swept, p = -1, move.player
+        if move.action == "deal":
+            dealer, deck = p, [Card.parse(c) for c in next(rounds)]
+            order = [(p + 1 + k) % n for k in range(n)]
+            for k in range(2 * n):
+                lay(order[k % n], deck[k], k // n, False, p)
+            for seat, card in zip(order, move.cards):
+                lay(seat, card, 2, True, p)
+        elif move.action == "exchange":
+            gone, new = move.cards[:len(move.cards) // 2], move.cards[len(move.cards) // 2:]
+            for old, card in zip(gone, new):
+                k = slot[old][1]
+                d.carry(p, old, "stock", face_up=False, pick_from=f"hand{p}")
+                lay(p, card, k, move.target == "up", dealer)
+        elif move.action == "reveal":
+            for card in move.cards[:2]:
+                lay(p, card, slot[card][1], True, p, pick=f"hand{p}")
+        landed = len(d.frames)
+        if any(e.kind == "round-winner" for e in record.events[i]):
+            d.pause(int(d.rng.integers(10, 30)))
+            for seat in range(n):
+                d.take_up(seat, f"hand{seat}")
+            swept = len(d.frames)
+        yield i, landed, swept
+
+
 def patience(d: Director, record, n_moves: int) -> Script:
     options = udvasa.Options(**record.options)
     down = down_flags(options.down_suits)
@@ -78,4 +122,4 @@ def patience(d: Director, record, n_moves: int) -> Script:
 
 
 SCRIPTS = {"hamrang": tricks, "ekrang": tricks, "komi": reveals, "nakash": reveals,
-           "udvasa": patience}
+           "sama": exchanges, "udvasa": patience}
