@@ -58,29 +58,33 @@ def test_udvasa_is_followed_move_for_move_to_the_end(seed, removed_late, uncover
     assert rec.result["text"] in judged[-1].events[-1].text
 
 
-def test_a_card_moved_where_it_may_not_go_is_refused():
+DEALT = [Card.parse(c) for c in ("surya-5", "chandra-9", "barat-3", "phul-7", "kumancha-8",
+                                 "ghulam-6", "cheng-2", "shamsher-4")]
+
+
+def _dealt() -> TableShow:
+    """A patience whose first eight cards are dealt onto the working spots (``DEALT``)."""
     show = TableShow(Referee("udvasa", 1))
-    dealt = [Card.parse(c) for c in ("surya-5", "chandra-9", "barat-3", "phul-7", "kumancha-8",
-                                     "ghulam-6", "cheng-2", "shamsher-4")]
-    for j, card in enumerate(dealt):
+    for j, card in enumerate(DEALT):
         show.lay(card, f"work{j}")
     assert show.rulings()[-1].ruling.move.action == "deal"
+    return show
+
+
+def test_a_card_moved_where_it_may_not_go_is_refused():
+    show = _dealt()
     show.lay(Card.parse("surya-5"), "work1")  # 5 onto the 9: not one more or less
     ruling = show.rulings()[-1].ruling
     assert ruling.move.action == "move" and ruling.verdict.value == "illegal"
 
 
 def test_a_refused_move_is_a_mismatch_until_the_card_is_put_back():
-    show = TableShow(Referee("udvasa", 1))
-    dealt = [Card.parse(c) for c in ("surya-5", "chandra-9", "barat-3", "phul-7", "kumancha-8",
-                                     "ghulam-6", "cheng-2", "shamsher-4")]
-    for j, card in enumerate(dealt):
-        show.lay(card, f"work{j}")
-    show.remove(dealt[0], "work0")
-    show.lay(dealt[0], "work1")
+    show = _dealt()
+    show.remove(DEALT[0], "work0")
+    show.lay(DEALT[0], "work1")
     show.still(30)
     assert "put 5 of Surya back from working stack 2" in show.ref.desynced
-    show.remove(dealt[0], "work1")
-    show.lay(dealt[0], "work0")
+    show.remove(DEALT[0], "work1")
+    show.lay(DEALT[0], "work0")
     show.still(30)
     assert not show.ref.desynced
