@@ -48,10 +48,6 @@ class ExchangeJudge(RevealJudge):
             return False
         return super()._judge_next()
 
-    def _take(self, seat: int, n: int) -> list[Fact]:
-        facts, self.waiting[seat] = self.waiting[seat][:n], self.waiting[seat][n:]
-        return facts
-
     def _deal(self) -> bool:
         """Ruling *the-first-face-up-card-names-the-dealer*; the deal once every seat
         shows its face-up card."""

@@ -107,9 +107,14 @@ class HandfulJudge:
             return False
         else:  # out of turn: judged (and refused) now, as the table shows it
             seat = min(whole, key=lambda s: self.waiting[s][0].when)
-        facts, self.waiting[seat] = self.waiting[seat][:need], self.waiting[seat][need:]
+        facts = self._take(seat, need)
         self._judge(self.moves(seat, action, tuple(f.card for f in facts)), facts[-1])
         return True
+
+    def _take(self, seat: int, n: int) -> list[Fact]:
+        """The first ``n`` cards waiting of ``seat``'s, taken to be judged."""
+        facts, self.waiting[seat] = self.waiting[seat][:n], self.waiting[seat][n:]
+        return facts
 
     def short(self) -> list[tuple[int, int]]:
         """The seats the trick in play still waits on, with how many cards each lacks; in
@@ -152,11 +157,13 @@ class HandfulJudge:
                 likely = int(chance_of_no_face(eng.state, seat, self.ref.module.DECK)
                              < LIKELY_OUT)
                 who, other = seat_name(seat), seat_name(laid_by)
-                if ask(self.ref, self.d, f.serial * self.ref.players + seat, f,
+                index = f.serial * self.ref.players + seat
+                if ask(self.ref, self.d, index, f,
                        f"{who} laid nothing: did {who} drop out (no face cards left)?",
                        (f"Yes: {who} is out", f"No: {other} played out of turn"),
                        likely) == 0:
-                    self._say(ruling, f, " (not seen: the next player laid their cards)")
+                    self._say(ruling, f, " (not seen: the next player laid their cards)",
+                              assumed=index not in self.ref._answers)
                     return True
             eng.undo()
         return False
