@@ -88,3 +88,16 @@ def test_a_refused_move_is_a_mismatch_until_the_card_is_put_back():
     show.lay(DEALT[0], "work0")
     show.still(30)
     assert not show.ref.desynced
+
+
+def test_a_card_moved_back_to_a_pile_it_lay_on_is_a_move_not_a_card_seen_again():
+    """The tracker rarely says a card left a pile (the card beneath is simply read again):
+    a card laid back where it lay before is a move all the same."""
+    show = _dealt()
+    six, seven = Card.parse("ghulam-6"), Card.parse("phul-7")
+    show.lay(six, "work3")  # onto the 7 of Phul
+    show.lay(seven, "work3")  # (the 7 read again as the 6 is lifted: no move)
+    show.lay(six, "work5")  # back onto its own empty spot: a fill
+    moves = [o.ruling.move for o in show.rulings()]
+    assert [(m.action, m.target) for m in moves[1:]] == [("move", "work4"), ("move", "work6")]
+    assert all(o.ruling.verdict.value == "legal" for o in show.rulings())

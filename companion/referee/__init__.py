@@ -59,7 +59,7 @@ from companion.referee.hands import ArmWatcher, rival
 from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.misread import OFFERED, Misreadings
-from companion.referee.patience import patience_problems
+from companion.referee.patience import moved_here, patience_problems
 from companion.referee.stream import news
 from companion.referee.tables import judge_of
 from companion.referee.turnups import dated_when_read, turned_aside_here
@@ -266,7 +266,9 @@ class Referee(Answers, Unseen, Misreadings):
         if ev.kind != "appeared" or card is None or ev.zone is None:
             return []  # face-down cards, cleared zones and cards off the zones: no moves
         stack = self._table.setdefault(ev.zone, [])
-        if card in stack:  # the card on top went away and this one shows again
+        moved = getattr(self._judge_class, "MOVES_CARDS", False) and moved_here(
+            self._table, card, ev.zone)
+        if card in stack and not moved:  # the card on top went away and this one shows again
             stack.remove(card)
             stack.append(card)
             return []

@@ -34,6 +34,8 @@ class PatienceJudge(HandfulJudge):
     """Judges Udvasa's deals, moves and builds from where each card lands (see the
     module's ruling)."""
 
+    MOVES_CARDS = True  # a card seen on a pile may have left another (``moved_here``)
+
     def __init__(self, ref: Referee, d: Derivation):
         super().__init__(ref, d)
         self.dealing: dict[int, Fact] = {}  # working stack -> a new card seen there
@@ -80,3 +82,15 @@ def patience_problems(tops: dict[str, Card], state) -> list[str]:
         elif want is not None and top is None:
             problems.append(f"{want.name} should lie on working stack {i + 1}")
     return problems
+
+
+def moved_here(table: dict[str, list[Card]], card: Card, zone: str) -> bool:
+    """Whether ``card``, seen on ``zone``, lay last on another pile of ``table`` (the cards
+    seen on each zone, bottom first), which loses it: a card back on a pile it lay on
+    before was taken for that card seen again, and a patience lost two moves so."""
+    was = [z for z, stack in table.items() if z != zone and card in stack]
+    for z in was:
+        table[z].remove(card)
+    if was and card in table.get(zone, ()):
+        table[zone].remove(card)
+    return bool(was)
