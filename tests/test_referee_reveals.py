@@ -79,3 +79,35 @@ def test_a_hand_taken_up_with_a_card_never_seen_is_asked_for():
     assert "before the hands were gathered" in asked[0].text
     show.ref.confirm(last.cards[1].id, asked[0].zone, show.frame, show.t)
     assert [o.ruling.move for o in show.rulings()] == first
+
+
+def test_a_card_of_an_earlier_round_named_again_reopens_nothing():
+    """Each round is dealt from a fresh shuffle: a Sama face-up card of round 1 dealt to
+    another seat in round 2, and named there by the players, is that card dealt again, not
+    a sign that round 1's reading was wrong (ruling *players-over-an-earlier-reading* is
+    for one deck a game)."""
+    from companion.cards import Card
+    from companion.vision.track import TrackEvent
+    show = TableShow(Referee("sama", 3, {"first_dealer": 0}))
+    ups = {1: "surya-3", 2: "barat-7", 0: "phul-raja"}
+    downs = {1: ("cheng-2", "cheng-5"), 2: ("ghulam-1", "ghulam-4"), 0: ("kumancha-6", "phul-2")}
+    for seat, card in ups.items():
+        show.lay(Card.parse(card), f"hand{seat}")
+    for seat in (1, 2, 0):  # everyone stands, then turns the hand up
+        show._tick(seat)
+        for card in downs[seat]:
+            show.lay(Card.parse(card), f"hand{seat}")
+    show.sweep("hand")
+    first = [o.ruling for o in show.rulings()]
+    assert first[-1].move.action == "reveal" and len(first) == 7
+    for seat, card in ((2, "chandra-9"), (0, "surya-3"), (1, "barat-7")):  # round 2
+        show.lay(Card.parse(card), f"hand{seat}")
+    # a doubt about another card on Player 2's zone, which the players name: the 7 of
+    # Barat, Player 3's in round 1, Player 2's face-up card now
+    centre = show.ref.layout.zone("hand1").center_mm
+    doubt = TrackEvent("unsure", None, centre, "hand1", 0.4, show.frame + 1, show.frame + 6,
+                       show.t, 77, candidates=(("kumancha-1", 0.4),), needed=0.9)
+    show.ref.observe([doubt], show.frame + 6, show.t)
+    outs = show.ref.confirm("barat-7", "hand1", show.frame + 7, show.t, 77)
+    assert not any(o.kind == "unseen" for o in outs)
+    assert [o.ruling for o in show.rulings()][:7] == first

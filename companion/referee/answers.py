@@ -100,8 +100,10 @@ class Answers:
         Player 1 later played the 4, the players, asked, said it was the 4, and the answer
         was dropped as a card already played: Player 1's card vanished from the game. A
         card the same seat showed before (a Deni's exposed card, then played) is no such
-        conflict."""
-        if self.shared:
+        conflict. Nor is a card of an earlier round where each round is dealt from a fresh
+        shuffle (Komi, Nakash, Sama: ``FRESH_DECK_A_ROUND``): on a filmed Sama game the 8 of
+        Cheng, a face-up card of round 1, named in round 2 made round 1's deal a misreading."""
+        if self.shared or getattr(self._judge_class, "FRESH_DECK_A_ROUND", False):
             return None
         here = self._facts[pending]
         seat = self.layout.zone(here.zone).seat

@@ -148,8 +148,9 @@ class HandfulJudge:
         """Ruling *out-seen-by-the-next-turn*: ``seat``'s move that shows no card, while
         ``laid_by`` laid a whole turn (``f`` its last card), if the rules take it and the
         players do not say ``laid_by`` played out of turn."""
-        if any(g.kind == "laid" and g.zone == f"play{seat}" for g in self.later):
-            return False  # (it plays on: it did not drop out)
+        if not UNSEEN_MOVES.get(self.ref.game) or any(
+                g.kind == "laid" and g.zone == f"play{seat}" for g in self.later):
+            return False  # (none in this game; or it plays on: it did not drop out)
         eng = self.ref.engine
         for action in UNSEEN_MOVES.get(self.ref.game, ()):
             ruling = eng.observe(Move(seat, action))

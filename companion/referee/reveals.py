@@ -31,6 +31,7 @@ class RevealJudge(HandfulJudge):
 
     ZONE = "hand"
     WAITS_OUT_OF_TURN = True
+    FRESH_DECK_A_ROUND = True  # a card seen in an earlier round is dealt again
 
     def shape(self, state) -> tuple[str, int]:
         return "reveal", self.ref.module.HAND
