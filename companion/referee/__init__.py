@@ -59,7 +59,7 @@ from companion.referee.hands import ArmWatcher, rival
 from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
 from companion.referee.misread import OFFERED, Misreadings
-from companion.referee.patience import moved_here, patience_problems
+from companion.referee.patience import moved_here
 from companion.referee.stream import news
 from companion.referee.tables import judge_of
 from companion.referee.turnups import dated_when_read, turned_aside_here
@@ -141,7 +141,7 @@ class Referee(Answers, Unseen, Misreadings):
         self._asked: dict[int, tuple[str, int, int | None, str]] = {}
         self.by_elimination = by_elimination
         self._arms: ArmWatcher | None = None
-        if watch_hands and self.game == "kendra-kari":  # (who drew: Kendra Kari's ring)
+        if watch_hands and getattr(self._judge_class, "WATCHES_HANDS", False):
             if seat_angles_deg is None:  # Player 1 at the bottom edge, then clockwise
                 seat_angles_deg = tuple((90 + 360 / players * k) % 360 for k in range(players))
             if len(seat_angles_deg) != players:
@@ -492,8 +492,8 @@ class Referee(Answers, Unseen, Misreadings):
         if self._pending() is not None:
             return []  # (cards laid behind an unnamed one are not judged yet)
         tops = {zone: stack[-1] for zone, stack in self._table.items() if stack}
-        if self.game == "udvasa":
-            problems = patience_problems(tops, self.engine.state)
+        if own := getattr(self._judge_class, "problems", None):  # (Udvasa's piles)
+            problems = own(self, tops)
         elif self.shared:
             problems = ring_problems(tops, self.expected_table(), self._already_played)
         else:

@@ -64,6 +64,7 @@ class KendraKariJudge(DrawInference, TurnUps):
     """The shared ring: turn order, draws, and the two-card turns that need a question."""
 
     TARGET: ClassVar[dict[str, str]] = {"pos7": "7", **{f"pos{k}": str(k) for k in range(1, 7)}}
+    WATCHES_HANDS = True  # the hands seen at the stock and the ring say who drew and laid
 
     def __init__(self, ref: Referee, d: Derivation):
         self.ref, self.d = ref, d

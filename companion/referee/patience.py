@@ -36,6 +36,11 @@ class PatienceJudge(HandfulJudge):
 
     MOVES_CARDS = True  # a card seen on a pile may have left another (``moved_here``)
 
+    @staticmethod
+    def problems(ref: Referee, tops: dict[str, Card]) -> list[str]:
+        """Where the table and the game disagree (``patience_problems``)."""
+        return patience_problems(tops, ref.engine.state)
+
     def __init__(self, ref: Referee, d: Derivation):
         super().__init__(ref, d)
         self.dealing: dict[int, Fact] = {}  # working stack -> a new card seen there
