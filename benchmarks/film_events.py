@@ -48,7 +48,8 @@ def truth_on(frames: list, frame: int, zone: str | None, under_a_hand: bool = Fa
     (``under_a_hand``) however little of it shows. Where a zone holds cards side by side
     (a hand turned up, a Hamrang pair), the one nearest ``near_px`` (image pixels)."""
     rows = [r for r in frames[min(frame, len(frames) - 1)]
-            if r[1] == zone and r[6] and r[0] and (under_a_hand or r[5] >= 0.5)]
+            if r[1] == zone and r[6] and r[0] and (under_a_hand or r[5] >= 0.5)
+            and (near_px is None or math.dist(r[2:4], near_px) <= NEAR * r[4])]
     if not rows:
         return None
     top = rows[-1]
@@ -58,6 +59,19 @@ def truth_on(frames: list, frame: int, zone: str | None, under_a_hand: bool = Fa
 
 
 SIDE_BY_SIDE_PX = 20  # cards on one zone this far apart lie side by side, not stacked
+# a card the tracker saw (its track's centre) is one of the film's cards under it: within
+# this many of a card's radii (a card beside it on the zone is another card)
+NEAR = 1.5
+LANDING = 30  # frames: a card glimpsed in the hand laying it has landed by then
+
+
+def landed_at(frames: list, frame: int, zone: str | None,
+              near_px: tuple[float, float]) -> str | None:
+    """The card that lands where the tracker saw one (``near_px``) within ``LANDING``
+    frames of ``frame``: a card the camera glimpsed face up in the hand laying it, before
+    the film's truth has it down (a player answering sees it land)."""
+    return next((card for f in range(frame, min(frame + LANDING, len(frames)))
+                 if (card := truth_on(frames, f, zone, True, near_px))), None)
 
 
 def to_px(meta: dict, center_mm) -> tuple[float, float]:
@@ -72,6 +86,21 @@ def last_laid_on(frames: list, frame: int, zone: str | None) -> str | None:
     player says they played, asked about a card the camera never saw)."""
     return next((card for f in range(min(frame, len(frames) - 1), -1, -1)
                  if (card := truth_on(frames, f, zone, under_a_hand=True))), None)
+
+
+UNSEEN_WINDOW = 900  # frames (30 s): a card asked about as unseen was laid within them
+
+
+def unseen_card(meta: dict, seat: int | None, zone: str, frame: int,
+                seen: set[str]) -> str | None:
+    """What a player says, asked which card of theirs the camera never saw before their
+    cards were gathered: the first card of their latest move filmed by then that is not
+    among ``seen`` (the cards reported, or answered, on that zone lately); a zone no seat
+    owns (or no such card): the last card laid there (``last_laid_on``)."""
+    moves = [m for m in meta["moves"] if m["frame"] <= frame and m["move"]["player"] == seat
+             and m["move"].get("cards")] if seat is not None else []
+    missing = [c for c in moves[-1]["move"]["cards"] if c not in seen] if moves else []
+    return missing[0] if missing else last_laid_on(meta["frame_truth"], frame, zone)
 
 
 def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
@@ -135,20 +164,31 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     cards = deck_cards(game.DECK)
     t0 = time.perf_counter()
     n = 0
+    told: list[tuple[str, int, str]] = []  # (zone, frame asked, card) the players named
+
+    def seen_on(zone: str, frame: int) -> set[str]:
+        """The cards reported or named on ``zone`` in the ``UNSEEN_WINDOW`` before ``frame``."""
+        lately = range(frame - UNSEEN_WINDOW, frame + 1)
+        return ({e.card_id for e in sightings if e.zone == zone and e.last_frame in lately}
+                | {c for z, f, c in told if z == zone and f in lately})
+
     def answer(o, frame: int, timestamp: float) -> None:
         nonlocal answered, another, first, dismissed, outputs
         # what they saw then; if nothing lay in full view then (a card still landing, a
         # glimpse the tracker asks about as it went), what lies there as they answer; if a
         # hand rests over it, the card under it (its player knows it)
         at = to_px(meta, centres[o.track]) if o.track in centres else None
-        truth = (last_laid_on(meta["frame_truth"], o.frame, o.zone) if o.kind == "unseen"
+        truth = (unseen_card(meta, layout.zone(o.zone).seat, o.zone, o.frame,
+                             seen_on(o.zone, o.frame)) if o.kind == "unseen"
                  else truth_on(meta["frame_truth"], o.frame, o.zone, near_px=at)
                  or truth_on(meta["frame_truth"], frame, o.zone, near_px=at)
-                 or truth_on(meta["frame_truth"], o.frame, o.zone, True, at))
+                 or truth_on(meta["frame_truth"], o.frame, o.zone, True, at)
+                 or (at and landed_at(meta["frame_truth"], o.frame, o.zone, at)))
         if truth:
             answered += 1
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
             another += truth not in o.choices  # chosen from the deck's other cards
+            told.append((o.zone, o.frame, truth))
             said = referee.confirm(truth, o.zone, frame, timestamp, o.track)
             outputs += said
             # an answer can bring another question (players-over-an-earlier-reading)
@@ -234,7 +274,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     # a sure reading of a card already played is put to the players too (``doubt``)
     asked |= {truth_on(frames, o.frame, o.zone) for o in outputs if o.kind == "doubt"}
     # and a card a trick lacked when it was gathered (never seen: a hand lay over it)
-    asked |= {last_laid_on(frames, o.frame, o.zone) for o in outputs if o.kind == "unseen"}
+    asked |= {unseen_card(meta, layout.zone(o.zone).seat, o.zone, o.frame,
+                          seen_on(o.zone, o.frame)) for o in outputs if o.kind == "unseen"}
     missed = set(laid_cards) - {e.card_id for e in right} - asked
     rulings = referee.rulings()
     judged = [r.move for r in rulings]

@@ -52,6 +52,9 @@ class Zone:
     label: str
     center_mm: tuple[float, float]
     seat: int | None = None
+    # how far from the centre a card still lies on this zone, where it holds cards side by
+    # side (a Sama hand's three, 40 mm apart, lie 45-50 mm out); None: the tracker's radius
+    reach_mm: float | None = None
 
 
 @dataclass(frozen=True)
@@ -85,11 +88,12 @@ class Layout:
         return f"{z.kind} pile {z.label}"
 
     def zone_at(self, x_mm: float, y_mm: float, radius_mm: float) -> Zone | None:
-        """The zone whose centre is nearest to (x, y), if within ``radius_mm``."""
-        best, best_d = None, radius_mm
+        """The zone whose centre is nearest to (x, y), if within ``radius_mm`` (or the
+        zone's own ``reach_mm``)."""
+        best, best_d = None, math.inf
         for z in self.zones:
             d = math.dist(z.center_mm, (x_mm, y_mm))
-            if d <= best_d:
+            if d <= (z.reach_mm or radius_mm) and d < best_d:
                 best, best_d = z, d
         return best
 
@@ -123,5 +127,5 @@ def load_layout(game: str, directory: Path = CALIBRATION_DIR) -> Layout:
                           f"{', '.join(available_layouts(directory))}")
     d = _read(path)
     zones = tuple(Zone(z["id"], z["kind"], z.get("label", z["id"]), tuple(z["center_mm"]),
-                       z.get("seat")) for z in d["zones"])
+                       z.get("seat"), z.get("reach_mm")) for z in d["zones"])
     return Layout(d["game"], d["mat"], zones, d.get("doc", ""))

@@ -76,7 +76,7 @@ def test_a_hand_taken_up_with_a_card_never_seen_is_asked_for():
     show.sweep("hand")
     asked = [o for o in show.outputs if o.kind == "unseen"]
     assert len(asked) == 1 and asked[0].zone == f"hand{last.player}"
-    assert "before the hands were gathered" in asked[0].text
+    assert "before the hand was gathered" in asked[0].text
     show.ref.confirm(last.cards[1].id, asked[0].zone, show.frame, show.t)
     assert [o.ruling.move for o in show.rulings()] == first
 

@@ -139,6 +139,7 @@ class Referee(Answers, Unseen, Misreadings):
         # (``_seen_there``, or its track held already: asked again, or a card laid on one
         # not yet named), with the hand seen there then (``_hand_at``)
         self._asked: dict[int, tuple[str, int, int | None, str]] = {}
+        self._short_asked: set[tuple[int, int]] = set()  # (seat, rulings) asked (``Unseen``)
         self.by_elimination = by_elimination
         self._arms: ArmWatcher | None = None
         if watch_hands and getattr(self._judge_class, "WATCHES_HANDS", False):
@@ -252,7 +253,9 @@ class Referee(Answers, Unseen, Misreadings):
             stack = self._table.get(ev.zone, [])
             if gone in stack:
                 stack.remove(gone)
-            return self._let_go_unanswered(ev.track_id)
+            return self._let_go_unanswered(ev.track_id) + (  # (a hand taken up)
+                self._gathered_short(ev.last_frame, ev.timestamp)
+                if getattr(self._judge_class, "ZONE", "") == "hand" and not stack else [])
         if ev.kind == "cleared" and ev.zone:
             # a pile taken up at once goes as its top card: the ones beneath went with it
             self._table.pop(ev.zone, None)

@@ -14,8 +14,9 @@ one face-up card.
 
 Ruling *an-exchange-is-one-card-a-reveal-two*: in the exchanges, a face-up card seen newly
 on the zone of the seat whose turn it is, and no second one within ``PAIR_FRAMES``, is its
-face-up card exchanged; two within them are the first hand turned up, so every seat still
-to choose stood. A seat that shows nothing while a later seat acts stood, or exchanged its
+face-up card exchanged; two within them, no other seat's card laid between, are the first
+hand turned up, so every seat still to choose stood (a hand turned up on another zone
+between them says the exchanges were over: the first card was an exchange). A seat that shows nothing while a later seat acts stood, or exchanged its
 face-down cards, which no camera sees: the referee says it stood, and says that it cannot
 tell. Hands turned up out of order wait for their turn (``RevealJudge``).
 """
@@ -71,11 +72,18 @@ class ExchangeJudge(RevealJudge):
         mine = self.waiting.get(turn, [])
         if mine:
             zone, at = mine[0].zone, mine[0].when
-            seconds = [g.when for g in mine[1:]] + [g.when for g in self.later
-                                                    if g.kind == "laid" and g.zone == zone]
-            if any(w - at <= PAIR_FRAMES for w in seconds):  # a hand turned up
+            laid = [g for g in self.later if g.kind == "laid" and g.zone.startswith("hand")]
+            second = min([g.when for g in mine[1:]] + [g.when for g in laid if g.zone == zone],
+                         default=None)
+            # another seat's card laid since (a later seat's exchange, a hand turned up)
+            other = min([g.when for s, fs in self.waiting.items() if s != turn for g in fs
+                         if g.when > at] + [g.when for g in laid if g.zone != zone],
+                        default=None)
+            if second is not None and second - at <= PAIR_FRAMES and (
+                    other is None or second < other):  # a hand turned up
                 return len(mine) >= 2 and self._stand(turn, mine[1])
-            if not seconds and not any(g.when - at > PAIR_FRAMES for g in self.later):
+            if second is None and other is None and not any(
+                    g.when - at > PAIR_FRAMES for g in self.later):
                 return False  # (a second card may yet come)
             f = self._take(turn, 1)[0]
             self._judge([Move(turn, "exchange", (state.up[turn], f.card), "up")], f)

@@ -71,24 +71,33 @@ class Unseen:
                         timestamp: float) -> list[RefereeOutput]:
         """Ruling *gathered-unseen* for turns of a handful of cards (``HandfulJudge.short``:
         the seats that laid part of a turn, and how many cards each lacks): once the seats'
-        zones are bare (a trick gathered, a round's hands taken up), each missing card is
-        asked about, in turn order. On a hard Hamrang
+        zones are bare (a trick gathered; a hand taken up, each on its own), each missing
+        card is asked about, in turn order, naming the cards seen. On a hard Hamrang
         film the 1 of Chandra, a pair's second card, was never seen: the seat's next card
         made up the pair, and every later pair of that seat was one card off."""
         kind = self._last_judge.ZONE
-        if not short or self._pending() is not None or any(
-                self._table.get(z.id) for z in self.layout.zones if z.kind == kind):
+        if kind == "hand":  # each hand is taken up on its own
+            short = [(s, n) for s, n in short if not self._table.get(f"hand{s}")]
+        elif any(self._table.get(z.id) for z in self.layout.zones if z.kind == kind):
+            return []  # (a trick is gathered whole)
+        # asked once where the story stands: "none of these" leaves the turn short, and
+        # asking again at each zone seen bare put 967 questions on a filmed Sama game
+        at = len(self.rulings())
+        short = [(s, n) for s, n in short if (s, at) not in self._short_asked]
+        if not short or self._pending() is not None:
             return []
+        self._short_asked |= {(s, at) for s, _ in short}
         after = max((f.when for f in self._facts if f.kind == "laid"), default=frame - 1)
-        what = "the trick was" if kind == "play" else "the hands were"
+        what = "the trick was" if kind == "play" else "the hand was"
         out = []
         for k, (seat, missing) in enumerate(short):
             zone = f"{kind}{seat}"
+            seen = ", ".join(f.card.name for f in self._last_judge.waiting.get(seat, ()))
             for _ in range(missing):
                 out.append(RefereeOutput(
                     "unseen", f"A card of {seat_name(seat)}'s was not seen before {what} "
-                    "gathered: which card was it?", frame, timestamp, zone=zone,
-                    place=self.layout.place(zone)))
+                    f"gathered{f' (seen: {seen})' if seen else ''}: which card was it?",
+                    frame, timestamp, zone=zone, place=self.layout.place(zone)))
                 out += self._add(Fact("unsure", frame, timestamp, zone=zone,
                                       source="gathered", since=min(after + 1 + k, frame)))
         return out
