@@ -62,16 +62,6 @@ SIDE_BY_SIDE_PX = 20  # cards on one zone this far apart lie side by side, not s
 # a card the tracker saw (its track's centre) is one of the film's cards under it: within
 # this many of a card's radii (a card beside it on the zone is another card)
 NEAR = 1.5
-LANDING = 30  # frames: a card glimpsed in the hand laying it has landed by then
-
-
-def landed_at(frames: list, frame: int, zone: str | None,
-              near_px: tuple[float, float]) -> str | None:
-    """The card that lands where the tracker saw one (``near_px``) within ``LANDING``
-    frames of ``frame``: a card the camera glimpsed face up in the hand laying it, before
-    the film's truth has it down (a player answering sees it land)."""
-    return next((card for f in range(frame, min(frame + LANDING, len(frames)))
-                 if (card := truth_on(frames, f, zone, True, near_px))), None)
 
 
 def to_px(meta: dict, center_mm) -> tuple[float, float]:
@@ -182,8 +172,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
                              seen_on(o.zone, o.frame)) if o.kind == "unseen"
                  else truth_on(meta["frame_truth"], o.frame, o.zone, near_px=at)
                  or truth_on(meta["frame_truth"], frame, o.zone, near_px=at)
-                 or truth_on(meta["frame_truth"], o.frame, o.zone, True, at)
-                 or (at and landed_at(meta["frame_truth"], o.frame, o.zone, at)))
+                 or truth_on(meta["frame_truth"], o.frame, o.zone, True, at))
         if truth:
             answered += 1
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered

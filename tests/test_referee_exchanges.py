@@ -80,3 +80,90 @@ def test_face_down_cards_turned_up_in_place_are_dated_when_their_faces_are_read(
     assert [(m.player, m.action, m.target) for m in moves] == [
         (0, "deal", ""), (1, "exchange", "up"), (2, "stand", ""), (0, "stand", ""),
         (1, "reveal", "")]
+
+
+def _dealt(show: TableShow) -> None:
+    """Round 1's face-up cards, Player 1 dealing (the exchanges go Players 2, 3, 1)."""
+    for seat, card in ((1, "surya-3"), (2, "barat-7"), (0, "phul-raja")):
+        show.lay(Card.parse(card), f"hand{seat}")
+
+
+def test_a_face_up_card_taken_off_and_replaced_is_an_exchange_though_the_hands_follow_soon():
+    """Ruling *an-exchange-is-the-face-up-card-replaced*: Player 3's face-up card taken
+    off, a new one laid, and within seconds the hands turned up (a Sama film: taken for
+    Player 3's hand turned up, every score after it was a round off)."""
+    show = TableShow(Referee("sama", 3, {"first_dealer": 0}))
+    _dealt(show)
+    show._tick(2)
+    show.remove(Card.parse("barat-7"), "hand2")
+    show.lay(Card.parse("barat-9"), "hand2")
+    for seat, cards in ((1, ("cheng-2", "cheng-5")), (2, ("ghulam-1", "ghulam-4"))):
+        for card in cards:  # both hands turned up within seconds of the exchange
+            show.lay(Card.parse(card), f"hand{seat}")
+    moves = [o.ruling.move for o in show.rulings()]
+    assert [(m.player, m.action, m.target) for m in moves] == [
+        (0, "deal", ""), (1, "stand", ""), (2, "exchange", "up"), (0, "stand", ""),
+        (1, "reveal", ""), (2, "reveal", "")]
+    assert [c.id for c in moves[2].cards] == ["barat-7", "barat-9"]
+    assert [c.id for c in moves[5].cards] == ["ghulam-1", "ghulam-4", "barat-9"]
+
+
+def test_a_face_up_card_laid_where_the_old_one_lay_is_an_exchange():
+    """A face-up card swapped in place: the tracker sees the seat's card change (the new
+    one ``covers`` it), never one taken off; it is the exchange, and the hand turned up
+    soon after is the reveal (a hard Sama film: Player 3's exchange was read as a stand
+    and the new card as one of the hand's face-down cards)."""
+    show = TableShow(Referee("sama", 3, {"first_dealer": 0}))
+    _dealt(show)
+    show._tick(1)
+    show.frame += 1
+    centre = show.ref.layout.zone("hand1").center_mm
+    show.ref.observe([TrackEvent("appeared", "surya-9", centre, "hand1", 0.99, show.frame - 5,
+                                 show.frame, show.t, 1, covers="surya-3")], show.frame, show.t)
+    for card in ("cheng-2", "cheng-5"):
+        show.lay(Card.parse(card), "hand1")
+    moves = [o.ruling.move for o in show.rulings()]
+    assert [(m.player, m.action, m.target) for m in moves] == [
+        (0, "deal", ""), (1, "exchange", "up"), (2, "stand", ""), (0, "stand", ""),
+        (1, "reveal", "")]
+    assert [c.id for c in moves[-1].cards] == ["cheng-2", "cheng-5", "surya-9"]
+
+
+def test_a_hand_taken_up_a_card_short_is_asked_about_once_the_others_still_lying():
+    """Ruling *gathered-unseen*, a hand at a time: Player 2's hand is taken up with one
+    face-down card never seen (a resting hand over it) while the other hands still lie;
+    the players are asked, naming the card seen. "None of these" is not asked again as
+    the other hands are taken up (asked at each zone seen bare, a filmed game put 967
+    questions)."""
+    show = TableShow(Referee("sama", 3, {"first_dealer": 0}))
+    _dealt(show)
+    for seat in (1, 2, 0):  # everyone stands
+        show._tick(seat)
+    show.lay(Card.parse("cheng-2"), "hand1")  # (cheng-5 under a hand)
+    for card in ("ghulam-1", "ghulam-4"):
+        show.lay(Card.parse(card), "hand2")
+    show.still(40)  # (the hands lie turned up a while)
+    show.remove(Card.parse("cheng-2"), "hand1")
+    assert not [o for o in show.outputs if o.kind == "unseen"]  # (the face-up card lies)
+    show.remove(Card.parse("surya-3"), "hand1")
+    asked = [o for o in show.outputs if o.kind == "unseen"]
+    assert len(asked) == 1 and asked[0].zone == "hand1"
+    assert "(seen: 2 of Cheng)" in asked[0].text
+    show.ref.dismiss("hand1")
+    show.sweep("hand")
+    assert len([o for o in show.outputs if o.kind == "unseen"]) == 1
+
+
+def test_a_hand_taken_up_a_card_short_is_scored_once_the_players_name_the_card():
+    show = TableShow(Referee("sama", 3, {"first_dealer": 0}))
+    _dealt(show)
+    for seat in (1, 2, 0):
+        show._tick(seat)
+    show.lay(Card.parse("cheng-2"), "hand1")
+    show.still(40)
+    show.remove(Card.parse("cheng-2"), "hand1")
+    show.remove(Card.parse("surya-3"), "hand1")
+    show.ref.confirm("cheng-5", "hand1", show.frame, show.t)
+    reveal = show.rulings()[-1].ruling
+    assert reveal.move.player == 1 and reveal.verdict.value == "legal"
+    assert {c.id for c in reveal.move.cards} == {"cheng-2", "cheng-5", "surya-3"}

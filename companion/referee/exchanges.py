@@ -12,13 +12,16 @@ to the table, the dealer is the seat before the one whose face-up card was seen 
 deal starts "to the right of the dealer"). The ``deal`` is judged once every seat shows
 one face-up card.
 
-Ruling *an-exchange-is-one-card-a-reveal-two*: in the exchanges, a face-up card seen newly
-on the zone of the seat whose turn it is, and no second one within ``PAIR_FRAMES``, is its
-face-up card exchanged; two within them, no other seat's card laid between, are the first
-hand turned up, so every seat still to choose stood (a hand turned up on another zone
-between them says the exchanges were over: the first card was an exchange). A seat that shows nothing while a later seat acts stood, or exchanged its
-face-down cards, which no camera sees: the referee says it stood, and says that it cannot
-tell. Hands turned up out of order wait for their turn (``RevealJudge``).
+Ruling *an-exchange-is-the-face-up-card-replaced*: in the exchanges, a face-up card seen
+newly on the zone of the seat whose turn it is, after the seat's face-up card was seen
+taken off it (``TAKEN_LAG`` allows for a removal reported late, as a hand lifts), is its
+face-up card exchanged; new cards while the face-up card still lies are the first hand
+turned up, so every seat still to choose stood. A seat that shows nothing while a later
+seat acts stood, or exchanged its face-down cards, which no camera sees: the referee says
+it stood, and says that it cannot tell. Hands turned up out of order wait for their turn
+(``RevealJudge``). (Telling the two apart by time, two cards within 3 s a hand turned up,
+failed on filmed games: an exchange followed within 3 s by the hand turned up, and a hand
+turned up with one card under a resting hand.)
 """
 
 from __future__ import annotations
@@ -27,13 +30,17 @@ from companion.games.base import Move
 from companion.referee.reveals import RevealJudge
 from companion.referee.values import Fact
 
-# Two new face-up cards on a seat's zone this close (3 s at 30 fps) are a hand turned up
-PAIR_FRAMES = 90
+# A seat's face-up card reported taken up to this long (1 s at 30 fps) after the card that
+# replaced it was reported still went first (a hand over both delays either report)
+TAKEN_LAG = 30
 UNSEEN_STAND = " (or exchanged the face-down cards: the camera cannot tell)"
 
 
 class ExchangeJudge(RevealJudge):
     """Judges Sama's deal, exchanges and reveals (see the module's rulings)."""
+
+    WATCHES_TAKEN = True  # a face-up card seen taken off a hand zone tells an exchange
+    dealt_at = -1  # the frame this round's last face-up card was dealt
 
     def shape(self, state) -> tuple[str, int]:
         return {"deal": ("deal", 1), "exchange": ("exchange", 1)}.get(state.phase,
@@ -62,34 +69,33 @@ class ExchangeJudge(RevealJudge):
         order = [(dealer + 1 + k) % n for k in range(n)]
         facts = {s: self._take(s, 1)[0] for s in order}
         last = max(facts.values(), key=lambda f: f.when)
+        self.dealt_at = last.when
         self._judge([Move(dealer, "deal", tuple(facts[s].card for s in order))], last)
         return True
 
     def _exchange(self) -> bool:
-        """Ruling *an-exchange-is-one-card-a-reveal-two*."""
+        """Ruling *an-exchange-is-the-face-up-card-replaced*."""
         state = self.ref.engine.state
         turn = self.ref.module.current_player(state)
         mine = self.waiting.get(turn, [])
         if mine:
-            zone, at = mine[0].zone, mine[0].when
-            laid = [g for g in self.later if g.kind == "laid" and g.zone.startswith("hand")]
-            second = min([g.when for g in mine[1:]] + [g.when for g in laid if g.zone == zone],
-                         default=None)
-            # another seat's card laid since (a later seat's exchange, a hand turned up)
-            other = min([g.when for s, fs in self.waiting.items() if s != turn for g in fs
-                         if g.when > at] + [g.when for g in laid if g.zone != zone],
-                        default=None)
-            if second is not None and second - at <= PAIR_FRAMES and (
-                    other is None or second < other):  # a hand turned up
-                return len(mine) >= 2 and self._stand(turn, mine[1])
-            if second is None and other is None and not any(
-                    g.when - at > PAIR_FRAMES for g in self.later):
-                return False  # (a second card may yet come)
-            f = self._take(turn, 1)[0]
-            self._judge([Move(turn, "exchange", (state.up[turn], f.card), "up")], f)
-            return True
+            taken = self._up_taken(turn, state.up[turn])
+            if taken is not None and taken <= mine[0].frame + TAKEN_LAG:
+                f = self._take(turn, 1)[0]
+                self._judge([Move(turn, "exchange", (state.up[turn], f.card), "up")], f)
+                return True
+            if taken is None and len(mine) < 2:
+                return False  # (its face-up card may yet be seen taken, or a second card)
+            return self._stand(turn, mine[min(1, len(mine) - 1)])  # a hand turned up
         acted = [fs[0] for s, fs in self.waiting.items() if fs and s != turn]
         return bool(acted) and self._stand(turn, min(acted, key=lambda g: g.when))
+
+    def _up_taken(self, seat: int, up) -> int | None:
+        """The frame ``seat``'s face-up card ``up`` was first seen taken off its zone since
+        this round's deal, or None."""
+        zone = f"hand{seat}"
+        return min((g.when for g in self.ref._facts if g.kind == "taken" and g.card == up
+                    and g.zone == zone and g.when >= self.dealt_at), default=None)
 
     def _stand(self, seat: int, f: Fact) -> bool:
         ruling = self.ref.engine.observe(Move(seat, "stand"))

@@ -11,9 +11,10 @@ table and engine it works on.
 
 from __future__ import annotations
 
+from companion.cards import Card
 from companion.games.base import seat_name
 from companion.referee.hints import could_lie_at
-from companion.referee.values import Fact, RefereeOutput, pictured_table
+from companion.referee.values import Fact, RefereeOutput, parse_card, pictured_table
 
 # Ring positions the game holds cards on, seen emptied, that tell the ring was gathered
 # (``_ring_gathered``): a bridge needs five (Positions 7 and 1 to 4 at least), and no card
@@ -66,6 +67,31 @@ class Unseen:
                     default=frame - 1)
         return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered",
                                     since=min(after + 1, frame)))
+
+    def _taken_off(self, ev, card: Card | None, left: list[Card]) -> list[RefereeOutput]:
+        """A card seen taken off a seat's hand zone (``left``: what still lies there): a
+        ``taken`` fact where the judge tells an exchange by it (Sama: ``WATCHES_TAKEN``),
+        and, the zone left bare, a hand taken up a card short is asked about."""
+        zone = self._zone_of(ev)
+        if getattr(self._judge_class, "ZONE", "") != "hand" or zone is None or \
+                zone.kind != "hand":
+            return []
+        out = []
+        if card is not None and getattr(self._judge_class, "WATCHES_TAKEN", False):
+            out += self._add(Fact("taken", ev.last_frame, ev.timestamp, card, ev.zone))
+        return out + ([] if left else self._gathered_short(ev.last_frame, ev.timestamp))
+
+    def _covered_taken(self, ev, stack: list[Card]) -> list[RefereeOutput]:
+        """A card laid where the seat's card lay on its hand zone (``TrackEvent.covers``),
+        where the judge ``WATCHES_TAKEN``: that card was taken off first (a Sama face-up
+        card exchanged in place; the tracker saw one card change, never one go)."""
+        covered = parse_card(ev.covers)
+        if covered not in stack[:-1] or not getattr(self._judge_class, "WATCHES_TAKEN", False):
+            return []
+        stack.remove(covered)
+        since = (ev.since if ev.since >= 0 else ev.first_frame) - 1
+        return self._add(Fact("taken", ev.last_frame, ev.timestamp, covered, ev.zone,
+                              since=since))
 
     def _handfuls_short(self, short: list[tuple[int, int]], frame: int,
                         timestamp: float) -> list[RefereeOutput]:

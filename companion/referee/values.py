@@ -89,7 +89,8 @@ class Fact:
     """Something the table showed, in order: what the rules are judged on."""
 
     kind: str  # "laid" | "draw" | "told" | "shown" (Referee.tell_shown) | "cleared" (a
-    # face-up batch taken up) | "unsure" (a card laid there, not yet named)
+    # face-up batch taken up) | "unsure" (a card laid there, not yet named) | "taken" (a
+    # card seen taken off a hand zone, where the judge ``WATCHES_TAKEN``)
     frame: int
     timestamp: float
     card: Card | None = None
