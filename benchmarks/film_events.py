@@ -155,6 +155,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     t0 = time.perf_counter()
     n = 0
     told: list[tuple[str, int, str]] = []  # (zone, frame asked, card) the players named
+    named_unseen: dict[int, str] = {}  # id of an "unseen" question -> the card named
 
     def seen_on(zone: str, frame: int) -> set[str]:
         """The cards reported or named on ``zone`` in the ``UNSEEN_WINDOW`` before ``frame``."""
@@ -178,6 +179,7 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
             another += truth not in o.choices  # chosen from the deck's other cards
             told.append((o.zone, o.frame, truth))
+            named_unseen[id(o)] = truth
             said = referee.confirm(truth, o.zone, frame, timestamp, o.track)
             outputs += said
             # an answer can bring another question (players-over-an-earlier-reading)
@@ -263,8 +265,9 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
     # a sure reading of a card already played is put to the players too (``doubt``)
     asked |= {truth_on(frames, o.frame, o.zone) for o in outputs if o.kind == "doubt"}
     # and a card a trick lacked when it was gathered (never seen: a hand lay over it)
-    asked |= {unseen_card(meta, layout.zone(o.zone).seat, o.zone, o.frame,
-                          seen_on(o.zone, o.frame)) for o in outputs if o.kind == "unseen"}
+    asked |= {named_unseen.get(id(o)) or unseen_card(
+        meta, layout.zone(o.zone).seat, o.zone, o.frame, seen_on(o.zone, o.frame))
+        for o in outputs if o.kind == "unseen"}
     missed = set(laid_cards) - {e.card_id for e in right} - asked
     rulings = referee.rulings()
     judged = [r.move for r in rulings]
