@@ -167,3 +167,46 @@ def test_a_hand_taken_up_a_card_short_is_scored_once_the_players_name_the_card()
     reveal = show.rulings()[-1].ruling
     assert reveal.move.player == 1 and reveal.verdict.value == "legal"
     assert {c.id for c in reveal.move.cards} == {"cheng-2", "cheng-5", "surya-3"}
+
+
+def test_a_face_up_card_of_the_deal_never_seen_is_asked_for_once_a_seat_shows_two():
+    """Ruling *a-face-up-card-dealt-unseen*: Player 3's face-up card lay under a hand for
+    the whole deal; Player 2 exchanges (two new cards on its spot), and once that spot is
+    bare a moment the players are asked; named, the round is judged as it was played (else
+    Player 3's first card seen, a card of its hand, completes the deal)."""
+    show = TableShow(Referee("sama", 3, {"first_dealer": 0}))
+    for seat, card in ((1, "surya-3"), (0, "phul-raja")):  # (barat-7 under a hand)
+        show.lay(Card.parse(card), f"hand{seat}")
+    show._tick(1)
+    show.remove(Card.parse("surya-3"), "hand1")
+    show.lay(Card.parse("surya-9"), "hand1")
+    asked = [o for o in show.outputs if o.kind == "unseen"]
+    assert len(asked) == 1 and asked[0].zone == "hand2"
+    assert asked[0].text == "Player 3's face-up card of the deal was not seen: which card was it?"
+    show.ref.confirm("barat-7", "hand2", show.frame, show.t)
+    for seat, cards in ((1, ("cheng-2", "cheng-5")), (2, ("ghulam-1", "ghulam-4"))):
+        show._tick(seat)
+        for card in cards:
+            show.lay(Card.parse(card), f"hand{seat}")
+    moves = [o.ruling.move for o in show.rulings()]
+    assert [(m.player, m.action, m.target) for m in moves] == [
+        (0, "deal", ""), (1, "exchange", "up"), (2, "stand", ""), (0, "stand", ""),
+        (1, "reveal", ""), (2, "reveal", "")]
+    assert [c.id for c in moves[0].cards] == ["surya-3", "barat-7", "phul-raja"]
+    assert [c.id for c in moves[-1].cards] == ["ghulam-1", "ghulam-4", "barat-7"]
+
+
+def test_a_face_the_tracker_dated_itself_keeps_its_date_on_a_hand_zone():
+    """A face read where a back lay since the deal is dated when the face was first read
+    (the event's first frame), unless the tracker dated it later itself (``since``): a card
+    the players were asked about and then read surely, on a track born as the back beneath
+    (a Sama film: dated from the back, the 10 of Ghulam went into the round's deal)."""
+    from companion.referee.turnups import dated_when_read
+    ref = Referee("sama", 3, {"first_dealer": 0})
+    centre = ref.layout.zone("hand1").center_mm
+    turned = TrackEvent("appeared", "ghulam-10", centre, "hand1", 0.9, 300, 310, 10.0, 5,
+                        since=40)  # (the back's date: the face first read at 300)
+    assert dated_when_read(ref, turned).since == 300
+    asked = TrackEvent("appeared", "ghulam-10", centre, "hand1", 0.9, 40, 310, 10.0, 5,
+                       since=300)  # (the track born as the back at 40)
+    assert dated_when_read(ref, asked).since == 300

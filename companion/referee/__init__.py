@@ -253,7 +253,8 @@ class Referee(Answers, Unseen, Misreadings):
             stack = self._table.get(ev.zone, [])
             if gone in stack:
                 stack.remove(gone)
-            return self._let_go_unanswered(ev.track_id) + self._taken_off(ev, gone, stack)
+            return self._let_go_unanswered(ev.track_id) + self._on_hands(
+                ev, lambda *at: self._taken_off(gone, stack, ev, *at))
         if ev.kind == "cleared" and ev.zone:
             # a pile taken up at once goes as its top card: the ones beneath went with it
             self._table.pop(ev.zone, None)
@@ -287,7 +288,8 @@ class Referee(Answers, Unseen, Misreadings):
             return []  # the same card seen again (swept up with the others): no new move
         if not self.is_move_zone(ev.zone) and not turned_aside_here(self, ev.zone):
             return []
-        return self._covered_taken(ev, stack) + self._add_seen(ev, "laid", card)
+        out = self._covered_taken(ev, stack) + self._add_seen(ev, "laid", card)
+        return out + self._on_hands(ev, self._gathered_short)
 
     def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
         """A test of whether the game has seen a card played, leaving out the cards seen

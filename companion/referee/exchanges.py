@@ -26,7 +26,7 @@ turned up with one card under a resting hand.)
 
 from __future__ import annotations
 
-from companion.games.base import Move
+from companion.games.base import Move, seat_name
 from companion.referee.reveals import RevealJudge
 from companion.referee.values import Fact
 
@@ -101,6 +101,24 @@ class ExchangeJudge(RevealJudge):
         ruling = self.ref.engine.observe(Move(seat, "stand"))
         self._say(ruling, f, UNSEEN_STAND)
         return True
+
+    def short(self) -> list[tuple[int, int]]:
+        """Ruling *a-face-up-card-dealt-unseen*: a seat shows two new cards (an exchange,
+        a hand turned up) while another seat's face-up card of the deal was never seen:
+        the deal is over, and that seat's card is asked for (else the next card it shows
+        completes the deal, and every round after is a round off)."""
+        if self.ref.engine.state.phase != "deal":
+            return super().short()
+        if not any(len(fs) >= 2 for fs in self.waiting.values()):
+            return []
+        return [(s, 1) for s in range(self.ref.players) if not self.waiting.get(s)]
+
+    def unseen_question(self, seat: int, k: int, after: int) -> tuple[str, int]:
+        if self.ref.engine.state.phase != "deal":
+            return super().unseen_question(seat, k, after)
+        dealt = max(fs[0].when for fs in self.waiting.values() if fs)
+        text = f"{seat_name(seat)}'s face-up card of the deal was not seen: which card was it?"
+        return text, dealt + 1 + k
 
     def moves(self, seat: int, action: str, cards: tuple) -> list[Move]:
         """A reveal shows the two face-down cards, then the face-up card on the table."""

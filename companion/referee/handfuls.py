@@ -128,6 +128,16 @@ class HandfulJudge:
         laid = {s: len(self.waiting.get(s, ())) for s in getattr(state, "to_play", ())}
         return [(s, need - n) for s, n in laid.items() if least <= n < need]
 
+    def unseen_question(self, seat: int, k: int, after: int) -> tuple[str, int]:
+        """The question about a card of ``seat``'s never seen (``short``; ``k``: the seat's
+        place among those asked about), naming the cards seen, and the frame it goes in
+        the story: in turn order, after ``after`` (the last card seen laid)."""
+        what = "the trick was" if self.ZONE == "play" else "the hand was"
+        seen = ", ".join(f.card.name for f in self.waiting.get(seat, ()))
+        text = (f"A card of {seat_name(seat)}'s was not seen before {what} gathered"
+                f"{f' (seen: {seen})' if seen else ''}: which card was it?")
+        return text, after + 1 + k
+
     def shape(self, state) -> tuple[str, int]:
         """(the action, how many cards it takes) of the next turn laid on a seat's zone."""
         if self.ref.game == "ekrang":

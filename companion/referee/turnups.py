@@ -58,11 +58,15 @@ def dated_when_read(ref: Referee, ev: TrackEvent) -> TrackEvent:
       the first card turned aside "lay there" since the first bridge was gathered, 750
       frames before, was judged at that new phase, and was lost;
     - a hand's cards turned up on its hand zone (Sama's two face-down cards, dealt many
-      moves before the reveal)."""
+      moves before the reveal).
+
+    A ``since`` later than the event's first frame is the face's own date already (a card
+    the players were asked about, its track born as the back beneath: a Sama hand's 10 of
+    Ghulam dated from the back went into that round's deal)."""
     zone = ref._zone_of(ev)
     if ev.kind in ("appeared", "unsure") and (
             turned_aside_here(ref, ev.zone) or (zone is not None and zone.kind == "hand")):
-        return replace(ev, since=ev.first_frame)
+        return replace(ev, since=max(ev.first_frame, ev.since))
     return ev
 
 

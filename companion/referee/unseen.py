@@ -68,18 +68,24 @@ class Unseen:
         return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered",
                                     since=min(after + 1, frame)))
 
-    def _taken_off(self, ev, card: Card | None, left: list[Card]) -> list[RefereeOutput]:
-        """A card seen taken off a seat's hand zone (``left``: what still lies there): a
-        ``taken`` fact where the judge tells an exchange by it (Sama: ``WATCHES_TAKEN``),
-        and, the zone left bare, a hand taken up a card short is asked about."""
+    def _on_hands(self, ev, then) -> list[RefereeOutput]:
+        """``then(frame, timestamp)`` for a card laid on or taken off a seat's hand zone
+        where hands are judged there (Komi, Nakash, Sama: ``ZONE`` "hand"), else nothing."""
         zone = self._zone_of(ev)
         if getattr(self._judge_class, "ZONE", "") != "hand" or zone is None or \
                 zone.kind != "hand":
             return []
+        return then(ev.last_frame, ev.timestamp)
+
+    def _taken_off(self, card: Card | None, left: list[Card], ev, frame: int,
+                   timestamp: float) -> list[RefereeOutput]:
+        """A card seen taken off a hand zone (``left``: what still lies there): a
+        ``taken`` fact where the judge tells an exchange by it (Sama: ``WATCHES_TAKEN``),
+        and, the zone left bare, a hand taken up a card short is asked about."""
         out = []
         if card is not None and getattr(self._judge_class, "WATCHES_TAKEN", False):
-            out += self._add(Fact("taken", ev.last_frame, ev.timestamp, card, ev.zone))
-        return out + ([] if left else self._gathered_short(ev.last_frame, ev.timestamp))
+            out += self._add(Fact("taken", frame, timestamp, card, ev.zone))
+        return out + ([] if left else self._gathered_short(frame, timestamp))
 
     def _covered_taken(self, ev, stack: list[Card]) -> list[RefereeOutput]:
         """A card laid where the seat's card lay on its hand zone (``TrackEvent.covers``),
@@ -114,18 +120,15 @@ class Unseen:
             return []
         self._short_asked |= {(s, at) for s, _ in short}
         after = max((f.when for f in self._facts if f.kind == "laid"), default=frame - 1)
-        what = "the trick was" if kind == "play" else "the hand was"
         out = []
         for k, (seat, missing) in enumerate(short):
             zone = f"{kind}{seat}"
-            seen = ", ".join(f.card.name for f in self._last_judge.waiting.get(seat, ()))
+            text, since = self._last_judge.unseen_question(seat, k, after)
             for _ in range(missing):
-                out.append(RefereeOutput(
-                    "unseen", f"A card of {seat_name(seat)}'s was not seen before {what} "
-                    f"gathered{f' (seen: {seen})' if seen else ''}: which card was it?",
-                    frame, timestamp, zone=zone, place=self.layout.place(zone)))
+                out.append(RefereeOutput("unseen", text, frame, timestamp, zone=zone,
+                                         place=self.layout.place(zone)))
                 out += self._add(Fact("unsure", frame, timestamp, zone=zone,
-                                      source="gathered", since=min(after + 1 + k, frame)))
+                                      source="gathered", since=min(since, frame)))
         return out
 
     def _ring_gathered(self, frame: int, timestamp: float) -> list[RefereeOutput]:
