@@ -10,19 +10,28 @@ from companion.cards import Card
 from companion.games.base import Move, Verdict
 from companion.record import simulate, table_view
 from companion.referee import Referee, RefereeError
+from companion.vision.track import TrackEvent
 
 
 def _key(move: Move) -> tuple:
     return move.player, move.action, frozenset(move.cards)
 
 
-def _shown(game: str, seed: int, reverse: bool = False) -> tuple[list[Move], TableShow]:
+def _shown(game: str, seed: int, reverse: bool = False, face_down: bool = False
+           ) -> tuple[list[Move], TableShow]:
     """A simulated game's moves, and its table shown them as sightings, each trick swept
-    off the play spots once the referee says who took it."""
+    off the play spots once the referee says who took it; ``face_down``: a Hamrang player
+    who drops out lays her cards face down on her play spot (else she shows nothing)."""
     rec = table_view(simulate(game, 4, {}, seed))
     show = TableShow(Referee(game, 4, rec.options))
     for move in rec.moves:
         show.handful(move, reverse=reverse)
+        if face_down and move.action == "out":
+            zone = f"play{move.player}"
+            show.frame += 10
+            show.outputs += show.ref.observe([TrackEvent(
+                "appeared", None, show.ref.layout.zone(zone).center_mm, zone, 1.0,
+                show.frame - 5, show.frame, show.t)], show.frame, show.t)
         last = show.rulings()[-1].ruling if show.rulings() else None
         if last is not None and any(e.kind == "trick" for e in last.events):
             show.sweep("play")
@@ -43,6 +52,20 @@ def test_hamrang_is_followed_move_for_move_with_drop_outs_inferred(seed, reverse
     inferred = [o for o in show.rulings() if o.ruling.move.action == "out"]
     assert inferred and all("not seen" in o.text for o in inferred)
     assert not show.ref.desynced
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_hamrang_drop_outs_shown_face_down_are_followed_to_the_games_end(seed):
+    """Ruling *out-shown-face-down*: "She places her cards face-down in front of her": each
+    drop-out is judged from the backs on her spot, the last ones too (nothing follows
+    them), and nobody is asked whether she dropped out."""
+    moves, show = _shown("hamrang", seed, face_down=True)
+    judged = [o.ruling for o in show.rulings()]
+    assert [_key(r.move) for r in judged] == [_key(m) for m in moves]
+    outs = [o for o in show.rulings() if o.ruling.move.action == "out"]
+    assert outs and all(o.text.endswith("(her cards laid face down)") for o in outs)
+    assert not [o for o in show.ref.outputs if o.kind == "question"]
+    assert show.ref.module.is_over(show.ref.engine.state)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 5])

@@ -55,6 +55,7 @@ from companion.referee.elimination import (
     over_a_played_card,
     seen_there,
 )
+from companion.referee.handfuls import laid_face_down
 from companion.referee.hands import ArmWatcher, rival
 from companion.referee.hints import could_lie_at, expected_of
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
@@ -266,7 +267,9 @@ class Referee(Answers, Unseen, Misreadings):
                                           zone=ev.zone))
                 return self._gathered_short(ev.last_frame, ev.timestamp)
         if ev.kind != "appeared" or card is None or ev.zone is None:
-            return []  # face-down cards, cleared zones and cards off the zones: no moves
+            # face-down cards, cleared zones and cards off the zones: no moves (but a
+            # Hamrang player's cards laid face down: she is out)
+            return self._add(f) if (f := laid_face_down(self, ev)) else []
         stack = self._table.setdefault(ev.zone, [])
         moved = getattr(self._judge_class, "MOVES_CARDS", False) and moved_here(
             self._table, card, ev.zone)

@@ -13,12 +13,16 @@ there are as many as the move takes; the order a camera sees them laid in says n
 (a lead names its high card first, and is tried both ways). The moves are judged in turn
 order, whatever order the hands were seen in: a seat's cards wait until its turn comes.
 
-Ruling *out-seen-by-the-next-turn* (Hamrang): "If a player has no face cards left she is
-out of the game" - she lays nothing, so when the next seat lays a whole turn while it is
-hers and she has laid nothing, she dropped out, or the next seat played out of turn. The
-players are asked which; until they answer, the likelier holds: out, unless her hand is so
-big that it holding no face card has under a 1% chance (24 cards: 0.6%), or she lays
-cards later (a player who drops out never plays again).
+Ruling *out-shown-face-down* (Hamrang): "If a player has no face cards left she is out of
+the game. She places her cards face-down in front of her": face-down cards seen laid on
+her play spot are her drop-out, judged in her turn.
+
+Ruling *out-seen-by-the-next-turn* (Hamrang), where no face-down cards were seen: when the
+next seat lays a whole turn while it is hers and she has laid nothing, she dropped out, or
+the next seat played out of turn. The players are asked which; until they answer, the
+likelier holds: out, unless her hand is so big that it holding no face card has under a 1%
+chance (24 cards: 0.6%), or she lays cards later (a player who drops out never plays
+again).
 """
 
 from __future__ import annotations
@@ -50,6 +54,17 @@ def chance_of_no_face(state, seat: int, deck) -> float:
     return comb(len(unseen) - faces, k) / comb(len(unseen), k) if k <= len(unseen) else 0.0
 
 
+def laid_face_down(ref: Referee, ev) -> Fact | None:
+    """A ``down`` fact: face-down cards seen laid (``ev``, "appeared" with no card) on a
+    seat's play spot, where the game has a move that shows none (Hamrang's ``out``)."""
+    zone = ref._zone_of(ev)
+    if ev.kind != "appeared" or ev.card_id is not None or zone is None or \
+            zone.kind != "play" or not UNSEEN_MOVES.get(ref.game):
+        return None
+    return Fact("down", ev.last_frame, ev.timestamp, zone=zone.id, seat=zone.seat,
+                since=ev.since)
+
+
 class HandfulJudge:
     """Judges Hamrang's and Ekrang's turns from the cards seen on the seats' play spots
     (see the module's rulings). Re-run from the first fact, like the other judges."""
@@ -60,6 +75,7 @@ class HandfulJudge:
     def __init__(self, ref: Referee, d: Derivation):
         self.ref, self.d = ref, d
         self.waiting: dict[int, list[Fact]] = {}  # seat -> its cards not judged yet
+        self.down: dict[int, Fact] = {}  # seat -> face-down cards seen on its spot (``out``)
         self.later: list[Fact] = []  # the facts after the one being judged
 
     def facts(self, facts: list[Fact]) -> None:
@@ -71,12 +87,15 @@ class HandfulJudge:
         if f.kind == "told" and f.move is not None:
             self._judge([f.move], f)
             return
-        if f.kind != "laid" or f.card is None:
+        if f.kind == "down" and not self._is_out(f.seat):
+            self.down[f.seat] = f
+        elif f.kind != "laid" or f.card is None:
             return
-        zone = self.ref.layout.zone(f.zone)
-        if zone.kind != self.ZONE or zone.seat is None or zone.seat >= self.ref.players:
-            return
-        self.waiting.setdefault(zone.seat, []).append(f)
+        else:
+            zone = self.ref.layout.zone(f.zone)
+            if zone.kind != self.ZONE or zone.seat is None or zone.seat >= self.ref.players:
+                return
+            self.waiting.setdefault(zone.seat, []).append(f)
         while self._judge_next():
             pass
 
@@ -85,6 +104,8 @@ class HandfulJudge:
         eng = self.ref.engine
         action, need = self.shape(eng.state)
         turn = self.ref.module.current_player(eng.state)
+        if turn in self.down:  # ruling *out-shown-face-down*
+            return self._out_shown(turn, self.down.pop(turn))
         whole = [s for s, fs in self.waiting.items() if len(fs) >= need]
         if not whole:
             return False
@@ -154,6 +175,20 @@ class HandfulJudge:
         card of the first whole turn waiting); whether one was made. None here."""
         return False
 
+    def _is_out(self, seat: int | None) -> bool:
+        out = getattr(self.ref.engine.state, "out", ())
+        return seat is None or (seat < len(out) and out[seat])
+
+    def _out_shown(self, seat: int, f: Fact) -> bool:
+        """Ruling *out-shown-face-down*: ``seat`` is out, if the rules take it (else her
+        face-down cards were something else, and are let be)."""
+        ruling = self.ref.engine.observe(Move(seat, "out"))
+        if ruling.verdict is Verdict.ILLEGAL:
+            self.ref.engine.undo()
+            return False
+        self._say(ruling, f, " (her cards laid face down)")
+        return True
+
     def _unseen_move(self, seat: int, laid_by: int, f: Fact) -> bool:
         """Ruling *out-seen-by-the-next-turn*: ``seat``'s move that shows no card, while
         ``laid_by`` laid a whole turn (``f`` its last card), if the rules take it and the
@@ -161,6 +196,9 @@ class HandfulJudge:
         if not UNSEEN_MOVES.get(self.ref.game) or any(
                 g.kind == "laid" and g.zone == f"play{seat}" for g in self.later):
             return False  # (none in this game; or it plays on: it did not drop out)
+        shown = next((g for g in self.later if g.kind == "down" and g.seat == seat), None)
+        if shown is not None:  # her cards laid face down, seen late
+            return self._out_shown(seat, shown)
         eng = self.ref.engine
         for action in UNSEEN_MOVES.get(self.ref.game, ()):
             ruling = eng.observe(Move(seat, action))

@@ -2,7 +2,8 @@
 script yields (move index, frame the move is true, frame its gather is true, or -1).
 
 Hamrang and Ekrang: each turn's cards go onto the seat's play spot (a Hamrang pair side by
-side, overlapping a little), and a finished trick is swept to the winner's won pile. Komi
+side, overlapping a little), and a finished trick is swept to the winner's won pile (a
+Hamrang player who drops out leaves her cards face down on her spot). Komi
 and Nakash: each hand is turned up card by card on the seat's hand zone, spread as a hand
 is, and the hands are taken up once the round is settled. Sama: the deal, the exchanges
 and the reveal on the hand zones (``exchanges``). Udvasa: the
@@ -27,11 +28,21 @@ HAND_GAP_MM = 40.0
 
 
 def tricks(d: Director, record, n_moves: int) -> Script:
+    """Hamrang: "If a player has no face cards left she is out of the game. She places her
+    cards face-down in front of her": a squared pile of backs on her play spot, left
+    there (the tricks' sweeps pass it by)."""
     plays = [f"play{s}" for s in range(record.players)]
+    played: set[str] = set()
     for i, move in enumerate(record.moves[:n_moves]):
-        for k, card in enumerate(move.cards):  # (Hamrang's drop-out shows nothing)
+        played |= {c.id for c in move.cards}
+        for k, card in enumerate(move.cards):
             d.carry(move.player, card, f"play{move.player}",
                     offset=d.spread(move.player, k, len(move.cards), PAIR_GAP_MM))
+        if move.action == "out":
+            hand = [c for c in record.deal["hands"][move.player] if c not in played]
+            if hand:  # (the pile seen from above is its top card's back)
+                d.carry(move.player, Card.parse(hand[0]), f"play{move.player}", face_up=False)
+            plays.remove(f"play{move.player}")
         landed, swept = len(d.frames), -1
         trick = [e for e in record.events[i] if e.kind == "trick"]
         if trick:
