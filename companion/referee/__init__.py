@@ -31,7 +31,6 @@ and stays in that state until the table matches again (``resync``).
 
 
 import itertools
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -48,18 +47,13 @@ from companion.games.base import (
 from companion.layouts import Layout, LayoutError, Zone, load_layout, load_mat
 from companion.referee.answers import Answers
 from companion.referee.draws import put_back_missed_draw
-from companion.referee.elimination import (
-    Elimination,
-    named_by_elimination,
-    offered,
-    over_a_played_card,
-    seen_there,
-)
+from companion.referee.elimination import Elimination, named_by_elimination
 from companion.referee.handfuls import laid_face_down
 from companion.referee.hands import ArmWatcher, rival
-from companion.referee.hints import could_lie_at, expected_of
+from companion.referee.hints import could_lie_at
 from companion.referee.mismatch import SyncWatch, ring_problems, spot_problems
-from companion.referee.misread import OFFERED, Misreadings
+from companion.referee.misread import Misreadings
+from companion.referee.offers import Offers
 from companion.referee.patience import moved_here
 from companion.referee.stream import news
 from companion.referee.tables import judge_of
@@ -97,7 +91,7 @@ LAID_BEFORE = 20
 LAID_OVER_MM = 40.0
 
 
-class Referee(Answers, Unseen, Misreadings):
+class Referee(Answers, Unseen, Misreadings, Offers):
     """``observe(events, ...) -> outputs`` for one game at one table."""
 
     def __init__(self, game: str, players: int, options: dict[str, Any] | None = None,
@@ -294,26 +288,6 @@ class Referee(Answers, Unseen, Misreadings):
         out = self._covered_taken(ev, stack) + self._add_seen(ev, "laid", card)
         return out + self._on_hands(ev, self._gathered_short)
 
-    def _played_elsewhere(self, ev: TrackEvent) -> Callable[[Card], bool]:
-        """A test of whether the game has seen a card played, leaving out the cards seen
-        on ``ev``'s spot or named for its track: the doubt may be about that very card,
-        read again (on the real-art Kendra Kari film a Kumancha 6 lying on Position 7 was
-        later read as the 8, 0.83 against 0.14)."""
-        here = self._here(ev)
-        return lambda card: card not in here and self._already_played(card)
-
-    def _here(self, ev: TrackEvent) -> set[Card]:
-        """The cards seen on ``ev``'s spot, the card its track was named, and on a Deni spot
-        the cards the game has exposed there (a sweep hid one long enough to be taken
-        away, and a glimpse of it back was asked about, holding up the game)."""
-        named = parse_card(self._named.get(ev.track_id))
-        here = set(self._table.get(ev.zone or "", ())) | ({named} if named else set())
-        zone = self._zone_of(ev)
-        exposed = getattr(pictured_table(self.engine), "exposed", ())
-        if zone is not None and zone.kind == "deni" and zone.seat < len(exposed):
-            here |= exposed[zone.seat]
-        return here
-
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
         out = [RefereeOutput("named", named.text(self.layout.place(ev.zone)), ev.last_frame,
                              ev.timestamp, choices=(named.card.id,), zone=ev.zone or "",
@@ -450,38 +424,6 @@ class Referee(Answers, Unseen, Misreadings):
             if c >= 0:
                 out["pos7" if i == 0 else f"pos{i}"] = cards[c]
         return out
-
-    def _doubt_over_own_card(self, ev: TrackEvent) -> bool:
-        """See :func:`~companion.referee.elimination.over_a_played_card` (trick games)."""
-        zone = self._zone_of(ev)
-        return not self.shared and over_a_played_card(
-            ev, pictured_table(self.engine), zone.seat if zone is not None else None)
-
-    def _seen_there(self, ev: TrackEvent) -> bool:
-        return seen_there(ev, self._here(ev))
-
-    def choices_for(self, ev: TrackEvent, expected: tuple[tuple[str, str], ...] | None = None
-                    ) -> tuple[tuple[str, float], ...]:
-        """The readings of an unsure card that the players are offered (see
-        :func:`~companion.referee.elimination.offered`); ``expected``: ``_expected(ev)``,
-        when the caller has it already."""
-        return offered(ev, self._here(ev), self._played_elsewhere(ev), OFFERED,
-                       self._expected(ev) if expected is None else expected)
-
-    def _expected(self, ev: TrackEvent) -> tuple[tuple[str, str], ...]:
-        """See :func:`~companion.referee.hints.expected_of` (of a card on the seat's
-        play spot: one on its Deni spot is a new card to expose)."""
-        zone = self._zone_of(ev)
-        return self._expected_of(zone.seat if zone is not None and zone.kind == "play"
-                                 else None)
-
-    def _lying(self) -> set[Card]:
-        """The cards seen on the spots now."""
-        return {c for stack in self._table.values() for c in stack}
-
-    def _expected_of(self, seat: int | None) -> tuple[tuple[str, str], ...]:
-        known = getattr(getattr(self.engine, "picture", None), "known", None)
-        return expected_of(pictured_table(self.engine), seat, self._lying(), known)
 
     def _already_played(self, card: Card) -> bool:
         if not self.shared:  # trick games: a card the table picture has seen played
