@@ -90,7 +90,8 @@ class Fact:
 
     kind: str  # "laid" | "draw" | "told" | "shown" (Referee.tell_shown) | "cleared" (a
     # face-up batch taken up) | "unsure" (a card laid there, not yet named) | "taken" (a
-    # card seen taken off a hand zone, where the judge ``WATCHES_TAKEN``)
+    # card seen taken off a hand zone, where the judge ``WATCHES_TAKEN``) | "down" (face-down
+    # cards seen laid on a seat's play spot: a Hamrang drop-out, ``handfuls.laid_face_down``)
     frame: int
     timestamp: float
     card: Card | None = None
