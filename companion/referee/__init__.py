@@ -248,8 +248,8 @@ class Referee(Answers, Unseen, Misreadings, Offers):
             stack = self._table.get(ev.zone, [])
             if gone in stack:
                 stack.remove(gone)
-            return self._let_go_unanswered(ev.track_id) + self._on_hands(
-                ev, lambda *at: self._taken_off(gone, stack, ev, *at))
+            return self._let_go_unanswered(ev.track_id) + (
+                self._taken_off(ev, gone, stack) if self._on_hands(ev) else [])
         if ev.kind == "cleared" and ev.zone:
             # a pile taken up at once goes as its top card: the ones beneath went with it
             self._table.pop(ev.zone, None)
@@ -286,7 +286,8 @@ class Referee(Answers, Unseen, Misreadings, Offers):
         if not self.is_move_zone(ev.zone) and not turned_aside_here(self, ev.zone):
             return []
         out = self._covered_taken(ev, stack) + self._add_seen(ev, "laid", card)
-        return out + self._on_hands(ev, self._gathered_short)
+        return out + (self._gathered_short(ev.last_frame, ev.timestamp)
+                      if self._on_hands(ev) else [])
 
     def _name_by_elimination(self, ev: TrackEvent, named: Elimination) -> list[RefereeOutput]:
         out = [RefereeOutput("named", named.text(self.layout.place(ev.zone)), ev.last_frame,

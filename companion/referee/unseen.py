@@ -68,24 +68,21 @@ class Unseen:
         return out + self._add(Fact("unsure", frame, timestamp, zone=zone, source="gathered",
                                     since=min(after + 1, frame)))
 
-    def _on_hands(self, ev, then) -> list[RefereeOutput]:
-        """``then(frame, timestamp)`` for a card laid on or taken off a seat's hand zone
-        where hands are judged there (Komi, Nakash, Sama: ``ZONE`` "hand"), else nothing."""
+    def _on_hands(self, ev) -> bool:
+        """Whether ``ev`` is on a seat's hand zone where hands are judged there (Komi,
+        Nakash, Sama: the judge's ``ZONE`` "hand")."""
         zone = self._zone_of(ev)
-        if getattr(self._judge_class, "ZONE", "") != "hand" or zone is None or \
-                zone.kind != "hand":
-            return []
-        return then(ev.last_frame, ev.timestamp)
+        return getattr(self._judge_class, "ZONE", "") == "hand" and zone is not None and \
+            zone.kind == "hand"
 
-    def _taken_off(self, card: Card | None, left: list[Card], ev, frame: int,
-                   timestamp: float) -> list[RefereeOutput]:
+    def _taken_off(self, ev, card: Card | None, left: list[Card]) -> list[RefereeOutput]:
         """A card seen taken off a hand zone (``left``: what still lies there): a
         ``taken`` fact where the judge tells an exchange by it (Sama: ``WATCHES_TAKEN``),
         and, the zone left bare, a hand taken up a card short is asked about."""
         out = []
         if card is not None and getattr(self._judge_class, "WATCHES_TAKEN", False):
-            out += self._add(Fact("taken", frame, timestamp, card, ev.zone))
-        return out + ([] if left else self._gathered_short(frame, timestamp))
+            out += self._add(Fact("taken", ev.last_frame, ev.timestamp, card, ev.zone))
+        return out + ([] if left else self._gathered_short(ev.last_frame, ev.timestamp))
 
     def _covered_taken(self, ev, stack: list[Card]) -> list[RefereeOutput]:
         """A card laid where the seat's card lay on its hand zone (``TrackEvent.covers``),
