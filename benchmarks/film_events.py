@@ -179,7 +179,8 @@ def run_video(video: Path, oracle: bool, answer_unsure: bool = False,
             first += bool(o.choices) and truth == o.choices[0]  # the first button offered
             another += truth not in o.choices  # chosen from the deck's other cards
             told.append((o.zone, o.frame, truth))
-            named_unseen[id(o)] = truth
+            if o.kind == "unseen":
+                named_unseen[id(o)] = truth
             said = referee.confirm(truth, o.zone, frame, timestamp, o.track)
             outputs += said
             # an answer can bring another question (players-over-an-earlier-reading)
